@@ -1,0 +1,33 @@
+# The two set-up-and-go commands: `make demo` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+SHARED ?= ../shared
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	bash scripts/demo.sh
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_scoring.py --write docs/benchmarks.md
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,251 @@
+"""The `endstate` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from endstate import firewall
+from endstate.build import build_info
+from endstate.corpus import lock as corpus_lock
+from endstate.corpus.loader import load_corpus, read_tasks
+from endstate.corpus.problems import errors, warnings
+from endstate.corpus.stats import corpus_stats
+from endstate.errors import EndstateError
+from endstate.records import TaskRecord
+from endstate.report.disclosure import offline_disclosure
+from endstate.report.summary import summarize
+from endstate.report.text import render_text, renderable
+from endstate.scoring.judge import DEFAULT_KEY_ENV, Judge, JudgeConfig
+from endstate.scoring.offline import score_supplied
+
+app = typer.Typer(
+    name="endstate",
+    help="Evaluate healthcare-operations agents from the environment's recorded end state.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+corpus_app = typer.Typer(help="Vendor, verify, lint, inspect and measure task corpora.", no_args_is_help=True)
+app.add_typer(corpus_app, name="corpus")
+
+out = Console()
+err = Console(stderr=True)
+
+
+@corpus_app.command("import")
+def corpus_import(
+    src: Annotated[Path, typer.Argument(help="Task tree to vendor (family folders of task files).")],
+    name: Annotated[str, typer.Option("--name", help="Name of the vendored corpus.")],
+    into: Annotated[Path, typer.Option("--into", help="Corpora directory.")] = Path("corpora"),
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing copy.")] = False,
+) -> None:
+    """Copy a task tree into the corpora directory and pin it with a lock file."""
+    if not src.is_dir():
+        raise EndstateError(f"{src}: not a directory")
+    _, problems = read_tasks(src)
+    bad = errors(problems)
+    if bad:
+        for p in bad:
+            err.print(f"[red]error[/] {src}/{p.line()}", highlight=False)
+        raise EndstateError(f"{src}: {len(bad)} error(s); fix them before importing")
+    lock = corpus_lock.vendor(src, into / name, name, force=force)
+    out.print(
+        f"imported {len(lock.files)} files into {into / name}\n"
+        f"tree sha256 {lock.tree_hash}\n"
+        f"{len(warnings(problems))} lint warning(s); see `endstate corpus lint {into / name}`",
+        highlight=False,
+    )
+
+
+@corpus_app.command("verify")
+def corpus_verify(path: Annotated[Path, typer.Argument(help="A vendored corpus.")]) -> None:
+    """Recompute every hash and fail on any change since import."""
+    lock = corpus_lock.verify(path)
+    out.print(f"ok: {len(lock.files)} files match the lock; tree sha256 {lock.tree_hash}", highlight=False)
+
+
+@corpus_app.command("lint")
+def corpus_lint(path: Annotated[Path, typer.Argument(help="A corpus directory.")]) -> None:
+    """Report every problem in one pass; non-zero exit on errors, zero with warnings only."""
+    if not path.is_dir():
+        raise EndstateError(f"{path}: corpus directory not found")
+    _, problems = read_tasks(path)
+    for p in problems:
+        style = "red" if p.severity == "error" else "yellow"
+        out.print(f"[{style}]{p.severity}[/] {p.line()}", highlight=False, soft_wrap=True)
+    n_err, n_warn = len(errors(problems)), len(warnings(problems))
+    out.print(f"{n_err} error(s), {n_warn} warning(s)")
+    if n_err:
+        raise typer.Exit(1)
+
+
+@corpus_app.command("stats")
+def corpus_stats_cmd(
+    path: Annotated[Path, typer.Argument(help="A corpus directory.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Tasks by family × tier, checks and weight by type, rubric-judged share, categories."""
+    stats = corpus_stats(load_corpus(path).tasks)
+    if as_json:
+        print(stats.model_dump_json(indent=2))
+        return
+    tiers = sorted({t for row in stats.by_family_tier.values() for t in row}, key=_tier_key)
+    grid = Table(title=f"{stats.tasks} tasks by family × tier", title_justify="left")
+    grid.add_column("family")
+    for tier in tiers:
+        grid.add_column(tier, justify="right")
+    grid.add_column("total", justify="right")
+    for family, row in stats.by_family_tier.items():
+        grid.add_row(family, *(str(row.get(t, 0)) for t in tiers), str(sum(row.values())))
+    out.print(grid)
+    checks = Table(title="Checks and weight by type", title_justify="left")
+    for col in ("type", "checks", "weight"):
+        checks.add_column(col, justify="left" if col == "type" else "right")
+    for kind, n in stats.checks_by_type.items():
+        checks.add_row(kind, f"{n:,}", f"{stats.weight_by_type[kind]:,g}")
+    checks.add_row("total", f"{sum(stats.checks_by_type.values()):,}", f"{stats.weight:,g}")
+    out.print(checks)
+    share = ", ".join(f"{f} {s:.1%}" for f, s in stats.rubric_share_by_family.items())
+    out.print(f"Rubric-judged share of weight: {stats.rubric_share:.1%} ({share})", highlight=False)
+    cats = Table(title="Check categories", title_justify="left")
+    cats.add_column("category")
+    cats.add_column("checks", justify="right")
+    for cat, n in stats.categories.items():
+        cats.add_row(cat, str(n))
+    out.print(cats)
+
+
+def _tier_key(tier: str) -> tuple[int, str]:
+    return ({"easy": 0, "medium": 1, "hard": 2}.get(tier, 3), tier)
+
+
+@corpus_app.command("show")
+def corpus_show(
+    path: Annotated[Path, typer.Argument(help="A corpus directory.")],
+    task_id: Annotated[str, typer.Argument(help="Task id.")],
+    projection: Annotated[
+        bool, typer.Option("--projection", help="Show exactly what an agent would receive.")
+    ] = False,
+    run_id: Annotated[str, typer.Option("--run-id", help="Episode id for the start URL.")] = "preview",
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="Environment origin for the start URL.")
+    ] = None,
+) -> None:
+    """Print a task (public and grading sides), or its projection after strict verification."""
+    task = load_corpus(path).task(task_id)
+    if not projection:
+        print(task.model_dump_json(indent=2))
+        return
+    binding = firewall.EpisodeBinding(run_id=run_id, base_url=base_url)
+    verdict = firewall.verify(task, binding=binding)
+    if verdict.status == "blocked":
+        raise EndstateError(f"{task.source}: blocked by the firewall: {verdict.reason}")
+    print(json.dumps(firewall.project(task, binding).model_dump(), indent=2, ensure_ascii=False))
+
+
+@app.command("score")
+def score(
+    corpus: Annotated[Path, typer.Option("--corpus", help="Corpus directory.")],
+    states: Annotated[Path, typer.Option("--states", help="Directory of state documents.")],
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write task records (JSONL).")] = None,
+    report_file: Annotated[Path | None, typer.Option("--report", help="Write the text report.")] = None,
+    pattern: Annotated[str, typer.Option("--pattern", help="Glob for state files.")] = "*.json",
+    only_supplied: Annotated[
+        bool,
+        typer.Option(
+            "--only-supplied",
+            help="Score only tasks that have a state file (disclosed as a selection).",
+        ),
+    ] = False,
+    judge_model: Annotated[str | None, typer.Option("--judge-model", help="Judge model name.")] = None,
+    judge_base_url: Annotated[
+        str, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint.")
+    ] = "https://api.openai.com/v1",
+    judge_k: Annotated[int, typer.Option("--judge-k", min=1, help="Judge calls per check.")] = 3,
+    judge_timeout: Annotated[float, typer.Option("--judge-timeout", help="Seconds per call.")] = 60.0,
+    judge_cache: Annotated[
+        Path, typer.Option("--judge-cache", help="SQLite file of cached verdicts.")
+    ] = Path(".endstate/judge-cache.sqlite"),
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Parallel judge workers.")] = 8,
+) -> None:
+    """Score a directory of recorded end states into task records and print the report.
+
+    The judge's API key is read from $ENDSTATE_JUDGE_API_KEY (or $OPENAI_API_KEY).
+    """
+    loaded = load_corpus(corpus)
+    judge = (
+        Judge(
+            JudgeConfig(
+                model=judge_model,
+                base_url=judge_base_url,
+                k=judge_k,
+                timeout=judge_timeout,
+                api_key_env=DEFAULT_KEY_ENV,
+                cache_path=judge_cache,
+            )
+        )
+        if judge_model
+        else None
+    )
+    with Progress(
+        TextColumn("scoring"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        bar = progress.add_task("scoring", total=None)
+
+        def tick(_: TaskRecord) -> None:
+            progress.advance(bar)
+
+        result = score_supplied(
+            loaded, states, pattern, judge, only_supplied=only_supplied, workers=workers, on_record=tick
+        )
+    summary = summarize(result.records)
+    disclosure = offline_disclosure(
+        loaded,
+        result.records,
+        summary,
+        states,
+        build_info(),
+        judge.identity if judge else None,
+        only_supplied,
+        result.unknown_files,
+    )
+    for path in result.unknown_files:
+        err.print(f"[yellow]warning[/] {path}: matches no task in {corpus}; not scored", highlight=False)
+    if out_file:
+        out_file.parent.mkdir(parents=True, exist_ok=True)
+        out_file.write_text("".join(r.model_dump_json() + "\n" for r in result.records))
+    title = f"endstate score — {loaded.name} — offline scoring of supplied states"
+    if report_file:
+        report_file.parent.mkdir(parents=True, exist_ok=True)
+        report_file.write_text(render_text(summary, disclosure, title))
+    out.print(renderable(summary, disclosure, title))
+
+
+def main() -> None:
+    """Entry point: bad input ends in one clear line and a non-zero exit, never a traceback."""
+    try:
+        app()
+    except EndstateError as exc:
+        err.print(f"[red]error:[/] {exc}", highlight=False)
+        sys.exit(1)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        err.print(f"[red]error:[/] {where}{exc.strerror or exc}", highlight=False)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,279 @@
+"""Loader for HealthAdminBench v2 task files (one JSON object per task).
+
+Validation and conversion are one pass that returns problems instead of raising, so that
+`corpus lint` can report every problem at once and the loader can refuse on the first error
+with exactly the same wording.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt, ValidationError
+
+from endstate.corpus.model import (
+    Check,
+    GradingSpec,
+    JmespathCheck,
+    JudgeCheck,
+    PublicTask,
+    Task,
+    Website,
+)
+from endstate.corpus.problems import Problem, json_path
+from endstate.corpus.templates import TemplateSyntaxError, check_template
+from endstate.jmes import JMESPathError, compile_expression
+
+FORMAT = "hab-v2"
+KNOWN_TIERS = ("easy", "medium", "hard")
+PLACEHOLDERS = ("{{TASK_ID}}", "{{RUN_ID}}")
+TEMPLATE_FIELDS = ("student_answer", "student_answer_context", "description", "rubric")
+
+Number = StrictInt | StrictFloat
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    start_url: str | None = None
+    task_id: str | None = None
+
+
+class _File(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: str
+    goal: str
+    website: Website | None = None
+    difficulty: str | None = None
+    category: str | None = None
+    challengeType: str | None = None
+    possible: StrictBool | None = None
+    points: Number | None = None
+    evals: list[Any]
+    config: _Config
+    metadata: dict[str, Any] = {}
+
+
+class _Jmespath(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: str
+    query: str
+    points: Number
+    description: str = ""
+    category: str | None = None
+    expected_value: Any = None
+    contains_value: Any = None
+
+
+class _Judge(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: str
+    description: str = ""
+    student_answer: str
+    student_answer_context: str = ""
+    rubric: str
+    points: Number
+    category: str | None = None
+
+
+_PUBLIC_TOP = {"id", "goal", "website", "category", "challengeType", "config"}
+_GRADING_TOP = {"difficulty", "possible", "points", "evals", "metadata"}
+_PUBLIC_CONFIG = {"start_url", "task_id"}
+
+
+def _validation_problems(file: str, exc: ValidationError, prefix: tuple[Any, ...]) -> list[Problem]:
+    problems = []
+    for err in exc.errors():
+        loc = prefix + tuple(err["loc"])
+        reason = err["msg"]
+        if err["type"] == "missing":
+            reason = "missing required field"
+        elif "input" in err and err["type"] not in ("model_type", "dict_type"):
+            reason = f"{err['msg']} (got {err['input']!r:.60})"
+        problems.append(Problem(file=file, path=json_path(loc), reason=reason))
+    return problems
+
+
+def _parse_check(file: str, index: int, raw: Any) -> tuple[Check | None, list[Problem]]:
+    loc: tuple[Any, ...] = ("evals", index)
+    if not isinstance(raw, dict):
+        return None, [Problem(file=file, path=json_path(loc), reason="check is not a JSON object")]
+    kind = raw.get("type")
+    if kind == "jmespath":
+        return _parse_jmespath(file, loc, raw)
+    if kind == "llm_judge":
+        return _parse_judge(file, loc, raw)
+    reason = "missing check type" if kind is None else f"unknown check type {kind!r}"
+    return None, [Problem(file=file, path=json_path((*loc, "type")), reason=reason)]
+
+
+def _points_problems(file: str, loc: tuple[Any, ...], points: float) -> list[Problem]:
+    if points < 0:
+        return [Problem(file=file, path=json_path((*loc, "points")), reason="negative points")]
+    if points == 0:
+        return [
+            Problem(
+                file=file,
+                path=json_path((*loc, "points")),
+                reason="zero points: this check can never change a score",
+                severity="warning",
+            )
+        ]
+    return []
+
+
+def _parse_jmespath(
+    file: str, loc: tuple[Any, ...], raw: dict[str, Any]
+) -> tuple[Check | None, list[Problem]]:
+    try:
+        m = _Jmespath.model_validate(raw)
+    except ValidationError as exc:
+        return None, _validation_problems(file, exc, loc)
+    problems = _points_problems(file, loc, m.points)
+    has_expected = "expected_value" in m.model_fields_set
+    has_contains = "contains_value" in m.model_fields_set
+    if has_expected == has_contains:
+        reason = (
+            "both expected_value and contains_value given"
+            if has_expected
+            else "missing expected_value (or contains_value)"
+        )
+        problems.append(Problem(file=file, path=json_path(loc), reason=reason))
+    try:
+        compile_expression(m.query)
+    except JMESPathError as exc:
+        msg = str(exc).replace("\n", " ")
+        problems.append(
+            Problem(file=file, path=json_path((*loc, "query")), reason=f"JMESPath does not compile: {msg}")
+        )
+    if any(p.severity == "error" for p in problems):
+        return None, problems
+    check = JmespathCheck(
+        query=m.query,
+        mode="contains" if has_contains else "equals",
+        expected=m.contains_value if has_contains else m.expected_value,
+        points=float(m.points),
+        description=m.description,
+        category=m.category,
+    )
+    return check, problems
+
+
+def _parse_judge(
+    file: str, loc: tuple[Any, ...], raw: dict[str, Any]
+) -> tuple[Check | None, list[Problem]]:
+    try:
+        m = _Judge.model_validate(raw)
+    except ValidationError as exc:
+        return None, _validation_problems(file, exc, loc)
+    problems = _points_problems(file, loc, m.points)
+    for field in TEMPLATE_FIELDS:
+        try:
+            check_template(getattr(m, field))
+        except TemplateSyntaxError as exc:
+            problems.append(
+                Problem(file=file, path=json_path((*loc, field)), reason=f"template: {exc}")
+            )
+    if any(p.severity == "error" for p in problems):
+        return None, problems
+    check = JudgeCheck(
+        description=m.description,
+        student_answer=m.student_answer,
+        student_answer_context=m.student_answer_context,
+        rubric=m.rubric,
+        points=float(m.points),
+        category=m.category,
+    )
+    return check, problems
+
+
+def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Problem]]:
+    """Validate one decoded task file; return the task (if usable) and every problem found."""
+    if not isinstance(data, dict):
+        return None, [Problem(file=file, reason="task file is not a JSON object")]
+    try:
+        top = _File.model_validate(data)
+    except ValidationError as exc:
+        problems = _validation_problems(file, exc, ())
+        # Still look inside the checks so one lint pass reports them too.
+        evals = data.get("evals")
+        if isinstance(evals, list):
+            for i, raw in enumerate(evals):
+                problems += _parse_check(file, i, raw)[1]
+        return None, problems
+
+    problems: list[Problem] = []
+    checks: list[Check] = []
+    for i, raw in enumerate(top.evals):
+        check, found = _parse_check(file, i, raw)
+        problems += found
+        if check is not None:
+            checks.append(check)
+    if not top.evals:
+        problems.append(Problem(file=file, path="$.evals", reason="task has no checks"))
+
+    start = top.config.start_url
+    if start is None:
+        problems.append(Problem(file=file, path="$.config.start_url", reason="missing required field"))
+    else:
+        missing = [p for p in PLACEHOLDERS if p not in start]
+        if missing:
+            problems.append(
+                Problem(
+                    file=file,
+                    path="$.config.start_url",
+                    reason=f"start_url lacks {' and '.join(missing)}: episodes cannot be bound",
+                )
+            )
+    if top.difficulty is not None and top.difficulty not in KNOWN_TIERS:
+        problems.append(
+            Problem(
+                file=file,
+                path="$.difficulty",
+                reason=f"unknown tier {top.difficulty!r} (expected one of {', '.join(KNOWN_TIERS)})",
+                severity="warning",
+            )
+        )
+    if not family:
+        problems.append(
+            Problem(file=file, reason="task file is not inside a family folder", severity="warning")
+        )
+    weight = sum(c.points for c in checks)
+    if top.points is not None and len(checks) == len(top.evals) and float(top.points) != weight:
+        problems.append(
+            Problem(
+                file=file,
+                path="$.points",
+                reason=(
+                    f"declared points {top.points:g} differ from the sum of check points "
+                    f"{weight:g}; the sum is used"
+                ),
+                severity="warning",
+            )
+        )
+    if any(p.severity == "error" for p in problems):
+        return None, problems
+
+    extra = {k: v for k, v in data.items() if k not in _PUBLIC_TOP | _GRADING_TOP}
+    config_extra = {k: v for k, v in data["config"].items() if k not in _PUBLIC_CONFIG}
+    if config_extra:
+        extra["config"] = config_extra
+    public = PublicTask(
+        id=top.id,
+        instruction=top.goal,
+        family=family,
+        scenario_label=top.category or top.challengeType,
+        website=top.website,
+        start_path=start,
+        env_task_key=top.config.task_id,
+    )
+    grading = GradingSpec(
+        tier=top.difficulty,
+        checks=tuple(checks),
+        declared_points=None if top.points is None else float(top.points),
+        possible=top.possible,
+        metadata=top.metadata,
+        extra=extra,
+    )
+    return Task(public=public, grading=grading, source=file, format=FORMAT), problems
+
+

@@ -1,0 +1,105 @@
+"""Read a corpus directory into tasks, discovering the format and the family of each file."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from endstate.corpus import hab_v2
+from endstate.corpus.lock import CorpusLock, compare, corpus_files, hash_tree, read_lock, tree_hash
+from endstate.corpus.model import Task
+from endstate.corpus.problems import Problem, errors
+from endstate.errors import CorpusError
+
+
+@dataclass
+class Corpus:
+    """A loaded corpus: its tasks in id order, its pin, and the problems found while loading."""
+
+    root: Path
+    tasks: list[Task]
+    lock: CorpusLock | None
+    tree_hash: str
+    file_hashes: dict[str, str]
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.lock.name if self.lock else self.root.name
+
+    @property
+    def vendored(self) -> bool:
+        return self.lock is not None
+
+    def task(self, task_id: str) -> Task:
+        for task in self.tasks:
+            if task.id == task_id:
+                return task
+        raise CorpusError(f"{self.root}: no task with id {task_id!r}")
+
+
+def task_files(root: Path) -> list[Path]:
+    return [p for p in corpus_files(root) if p.suffix == ".json"]
+
+
+def read_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
+    """Parse every task file; never raise for bad content, report it as problems instead."""
+    tasks: list[Task] = []
+    problems: list[Problem] = []
+    for path in task_files(root):
+        rel = path.relative_to(root).as_posix()
+        family = path.relative_to(root).parts[0] if len(path.relative_to(root).parts) > 1 else ""
+        try:
+            data = json.loads(path.read_bytes())
+        except json.JSONDecodeError as exc:
+            problems.append(
+                Problem(file=rel, reason=f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
+            )
+            continue
+        except UnicodeDecodeError:
+            problems.append(Problem(file=rel, reason="not valid UTF-8 text"))
+            continue
+        task, found = hab_v2.parse_task(rel, family, data)
+        problems += found
+        if task is not None:
+            tasks.append(task)
+    seen: Counter[str] = Counter(t.id for t in tasks)
+    for task in tasks:
+        if seen[task.id] > 1:
+            problems.append(
+                Problem(file=task.source, path="$.id", reason=f"duplicate task id {task.id!r}")
+            )
+    return sorted(tasks, key=lambda t: t.id), problems
+
+
+def load_corpus(root: Path | str) -> Corpus:
+    """Load a corpus for use. A lock mismatch or any error-level problem refuses it whole."""
+    root = Path(root)
+    if not root.is_dir():
+        raise CorpusError(f"{root}: corpus directory not found")
+    files = hash_tree(root)
+    lock = read_lock(root)
+    if lock is not None:
+        mismatch = compare(files, lock)
+        if not mismatch.ok:
+            raise CorpusError(
+                f"{root}: corpus was edited after import ({mismatch.describe()}); "
+                "re-import it or restore the files"
+            )
+    tasks, problems = read_tasks(root)
+    bad = errors(problems)
+    if bad:
+        more = f" (and {len(bad) - 1} more; run `endstate corpus lint {root}`)" if len(bad) > 1 else ""
+        raise CorpusError(f"{root}/{bad[0].line()}{more}")
+    if not tasks:
+        raise CorpusError(f"{root}: no task files (*.json) found")
+    return Corpus(
+        root=root,
+        tasks=tasks,
+        lock=lock,
+        tree_hash=tree_hash(files),
+        file_hashes=files,
+        problems=problems,
+    )

@@ -1,0 +1,115 @@
+"""The format-neutral task model.
+
+A task is split in two at the type level: `PublicTask` holds what an agent may ever see,
+`GradingSpec` holds everything else. Keeping them apart by construction is what lets the
+firewall whitelist one side and randomise the other.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Website(BaseModel):
+    """The system a task starts in, as the corpus names it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    name: str | None = None
+    url: str | None = None
+
+
+class PublicTask(BaseModel):
+    """The public side of a task: the only fields a projection may draw from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    instruction: str
+    family: str
+    scenario_label: str | None = None
+    website: Website | None = None
+    start_path: str | None = Field(
+        default=None, description="Start URL or path, with {{TASK_ID}}/{{RUN_ID}} placeholders."
+    )
+    env_task_key: str | None = Field(
+        default=None,
+        description="The key the environment uses to load this task's scenario ({{TASK_ID}}).",
+    )
+
+
+class JmespathCheck(BaseModel):
+    """A deterministic check: a JMESPath query over the state document compared to a value."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["jmespath"] = "jmespath"
+    query: str
+    mode: Literal["equals", "contains"] = "equals"
+    expected: Any = None
+    points: float
+    description: str = ""
+    category: str | None = None
+
+
+class JudgeCheck(BaseModel):
+    """A rubric check: templates rendered from the state document, graded by a judge."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["llm_judge"] = "llm_judge"
+    description: str = ""
+    student_answer: str
+    student_answer_context: str = ""
+    rubric: str
+    points: float
+    category: str | None = None
+
+
+Check = Annotated[JmespathCheck | JudgeCheck, Field(discriminator="type")]
+
+
+class GradingSpec(BaseModel):
+    """Everything about a task that the system under test must never see."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tier: str | None = None
+    checks: tuple[Check, ...] = ()
+    declared_points: float | None = None
+    possible: bool | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    extra: dict[str, Any] = Field(
+        default_factory=dict, description="Fields the format does not name: kept, never shown."
+    )
+
+    @property
+    def weight(self) -> float:
+        """Task weight: the sum of check points (never the declared total)."""
+        return float(sum(c.points for c in self.checks))
+
+
+class Task(BaseModel):
+    """One task: a public side, a grading side, and where it came from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    public: PublicTask
+    grading: GradingSpec
+    source: str = Field(description="Path of the task file relative to the corpus root.")
+    format: str = "hab-v2"
+
+    @property
+    def id(self) -> str:
+        return self.public.id
+
+    @property
+    def family(self) -> str:
+        return self.public.family
+
+    @property
+    def tier(self) -> str:
+        return self.grading.tier or "unknown"

@@ -1,0 +1,57 @@
+"""`{{ expr }}` templates used by rubric checks: find, compile and render them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from endstate.jmes import JMESPathError, compile_expression
+
+_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+
+
+class TemplateSyntaxError(ValueError):
+    """A template whose braces or expressions do not compile."""
+
+
+def expressions(template: str) -> list[str]:
+    """The JMESPath expressions inside a template, stripped, in order."""
+    return [m.group(1).strip() for m in _PLACEHOLDER.finditer(template)]
+
+
+def check_template(template: str) -> None:
+    """Raise TemplateSyntaxError if a template has stray braces or a bad expression."""
+    leftover = _PLACEHOLDER.sub("", template)
+    if "{{" in leftover or "}}" in leftover:
+        raise TemplateSyntaxError("unbalanced '{{' / '}}' in template")
+    for expr in expressions(template):
+        if not expr:
+            raise TemplateSyntaxError("empty '{{ }}' placeholder")
+        try:
+            compile_expression(expr)
+        except JMESPathError as exc:
+            raise TemplateSyntaxError(f"expression {expr!r} does not compile: {exc}") from exc
+
+
+def render_value(value: Any) -> str:
+    """How the benchmark turns a query result into text: null is empty, others as Python str."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return str(value)
+
+
+def render(template: str, state: Any) -> str:
+    """Replace each `{{ expr }}` with its JMESPath result on the state document.
+
+    A query error renders as empty text, like a null result: the judge then sees no answer.
+    """
+
+    def substitute(match: re.Match[str]) -> str:
+        try:
+            return render_value(compile_expression(match.group(1).strip()).search(state))
+        except JMESPathError:
+            return ""
+
+    return _PLACEHOLDER.sub(substitute, template)

@@ -1,0 +1,205 @@
+"""The firewall: what an agent may see of a task, and a mechanical proof that it sees no more.
+
+The projection is built from a whitelist of public fields. Verification does not trust that
+code: it projects the task twice, once as is and once with every grading field replaced by
+different random content, and demands byte-identical output. Any path from grading data to
+the projection changes the bytes and is caught.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+from collections.abc import Callable
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from endstate.corpus.model import GradingSpec, JmespathCheck, JudgeCheck, Task
+
+PROJECTION_FIELDS = frozenset(
+    {"task_id", "instruction", "family", "scenario_label", "start_url"}
+)
+
+
+class EpisodeBinding(BaseModel):
+    """Where one attempt happens: fills the start URL's placeholders for one episode."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str = Field(description="Episode-scoped id substituted for {{RUN_ID}}.")
+    base_url: str | None = Field(
+        default=None, description="Environment origin; defaults to the task's website URL."
+    )
+
+
+PREVIEW_BINDING = EpisodeBinding(run_id="preview")
+
+
+class Projection(BaseModel):
+    """Exactly what the system under test receives about a task."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task_id: str
+    instruction: str
+    family: str
+    scenario_label: str | None = None
+    start_url: str | None = None
+
+    def canonical_bytes(self) -> bytes:
+        return json.dumps(self.model_dump(), sort_keys=True, ensure_ascii=False).encode()
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+
+
+def start_url(task: Task, binding: EpisodeBinding) -> str | None:
+    """The task's start URL for one episode: base origin + start path, placeholders filled."""
+    path = task.public.start_path
+    if path is None:
+        return None
+    filled = path.replace("{{TASK_ID}}", task.public.env_task_key or task.public.id).replace(
+        "{{RUN_ID}}", binding.run_id
+    )
+    if urlsplit(filled).scheme:
+        return filled
+    base = binding.base_url or (task.public.website.url if task.public.website else None)
+    if not base:
+        return filled
+    return _origin(base) + filled if filled.startswith("/") else base.rstrip("/") + "/" + filled
+
+
+def project(task: Task, binding: EpisodeBinding = PREVIEW_BINDING) -> Projection:
+    """Build the projection from public fields only."""
+    public = task.public
+    return Projection(
+        task_id=public.id,
+        instruction=public.instruction,
+        family=public.family,
+        scenario_label=public.scenario_label,
+        start_url=start_url(task, binding),
+    )
+
+
+ProjectFn = Callable[[Task, EpisodeBinding], Projection | dict[str, Any]]
+
+
+def _noise(rng: random.Random, n: int = 12) -> str:
+    return "".join(rng.choices(string.ascii_letters + string.digits, k=n))
+
+
+def _random_value(rng: random.Random, depth: int = 0) -> Any:
+    pick = rng.randrange(6 if depth < 2 else 4)
+    if pick == 0:
+        return _noise(rng)
+    if pick == 1:
+        return rng.randint(-(10**6), 10**6)
+    if pick == 2:
+        return rng.random() * 1000
+    if pick == 3:
+        return rng.choice([True, False, None])
+    if pick == 4:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randint(1, 4))]
+    return {_noise(rng, 6): _random_value(rng, depth + 1) for _ in range(rng.randint(1, 4))}
+
+
+def _random_dict(rng: random.Random, avoid: dict[str, Any]) -> dict[str, Any]:
+    """Random content with fresh keys and values, never equal to the original."""
+    out = {_noise(rng, 8): _random_value(rng) for _ in range(len(avoid) + rng.randint(1, 3))}
+    for key in avoid:  # also rewrite the original keys, so readers of known keys see noise
+        out[key] = {"noise": _noise(rng)}
+    return out
+
+
+def scrambled_grading(grading: GradingSpec, rng: random.Random) -> GradingSpec:
+    """A grading spec in which every field holds different random content."""
+    n_checks = len(grading.checks) + rng.randint(1, 3)
+    checks: list[JmespathCheck | JudgeCheck] = []
+    for _ in range(n_checks):
+        if rng.random() < 0.5:
+            checks.append(
+                JmespathCheck(
+                    query=f"noise_{_noise(rng, 6)}",
+                    mode=rng.choice(["equals", "contains"]),
+                    expected=_random_value(rng),
+                    points=float(rng.randint(1, 9)),
+                    description=_noise(rng, 20),
+                    category=_noise(rng, 8),
+                )
+            )
+        else:
+            checks.append(
+                JudgeCheck(
+                    description=_noise(rng, 20),
+                    student_answer=_noise(rng, 10),
+                    student_answer_context=_noise(rng, 10),
+                    rubric=_noise(rng, 40),
+                    points=float(rng.randint(1, 9)),
+                    category=_noise(rng, 8),
+                )
+            )
+    return GradingSpec(
+        tier=f"tier-{_noise(rng, 6)}",
+        checks=tuple(checks),
+        declared_points=float(rng.randint(10**3, 10**4)),
+        possible=not grading.possible if grading.possible is not None else rng.choice([True, False]),
+        metadata=_random_dict(rng, grading.metadata),
+        extra=_random_dict(rng, grading.extra),
+    )
+
+
+class FirewallVerdict(BaseModel):
+    """The result of verifying one task's projection; a failed verdict blocks the task."""
+
+    task_id: str
+    status: Literal["verified", "blocked"]
+    reason: str | None = None
+
+
+def _as_bytes(result: Projection | dict[str, Any]) -> tuple[set[str], bytes]:
+    data = result.model_dump() if isinstance(result, Projection) else dict(result)
+    return set(data), json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
+
+
+def verify(
+    task: Task,
+    project_fn: ProjectFn = project,
+    binding: EpisodeBinding = PREVIEW_BINDING,
+    trials: int = 2,
+    seed: int = 0,
+) -> FirewallVerdict:
+    """Strict verification of one task: whitelisted keys, and independence from grading data."""
+    try:
+        keys, reference = _as_bytes(project_fn(task, binding))
+    except Exception as exc:  # a projection that cannot be built cannot be handed over
+        return FirewallVerdict(task_id=task.id, status="blocked", reason=f"projection failed: {exc}")
+    extra_keys = keys - PROJECTION_FIELDS
+    if extra_keys:
+        return FirewallVerdict(
+            task_id=task.id,
+            status="blocked",
+            reason=f"projection has non-whitelisted keys: {', '.join(sorted(extra_keys))}",
+        )
+    rng = random.Random(f"{seed}:{task.id}")
+    for _ in range(trials):
+        twin = task.model_copy(update={"grading": scrambled_grading(task.grading, rng)})
+        try:
+            _, scrambled = _as_bytes(project_fn(twin, binding))
+        except Exception as exc:
+            return FirewallVerdict(
+                task_id=task.id,
+                status="blocked",
+                reason=f"projection depends on grading data (failed when it was scrambled: {exc})",
+            )
+        if scrambled != reference:
+            return FirewallVerdict(
+                task_id=task.id,
+                status="blocked",
+                reason="projection changed when grading fields were replaced by random content",
+            )
+    return FirewallVerdict(task_id=task.id, status="verified")

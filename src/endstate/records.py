@@ -1,0 +1,60 @@
+"""Task records: the per-attempt score record every report, baseline and gate is built from."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+CheckOutcome = Literal["pass", "fail", "ungraded"]
+TaskStatus = Literal["passed", "failed", "unmeasurable", "blocked"]
+
+
+class JudgeIdentity(BaseModel):
+    """Everything that determines a judge's verdicts; part of every record and cache key."""
+
+    model: str
+    endpoint: str
+    prompt_version: str
+    k: int = Field(description="Judge calls per check; the verdict is their strict majority.")
+    temperature: float
+
+
+class CheckVerdict(BaseModel):
+    """One check's outcome on one end state."""
+
+    index: int = Field(description="Position of the check in the task's check list.")
+    type: str
+    description: str = ""
+    category: str | None = None
+    points: float = Field(description="The check's weight.")
+    earned: float
+    outcome: CheckOutcome
+    detail: str = Field(default="", description="Why: comparison, query error or judge error.")
+    votes: list[int] | None = Field(default=None, description="Judge grades, one per call.")
+    answer: str | None = Field(default=None, description="Rendered answer the judge read.")
+    cached: bool = False
+
+
+class TaskRecord(BaseModel):
+    """One attempt at one task, scored from the end state the environment recorded."""
+
+    task_id: str
+    attempt: str
+    family: str
+    tier: str
+    scenario_label: str | None = None
+    status: TaskStatus
+    score: float = Field(description="earned / weight; 0 when unmeasurable or blocked.")
+    earned: float
+    weight: float = Field(description="Sum of the task's check points.")
+    ungraded_points: float = 0.0
+    flagged: bool = Field(default=False, description="Some points were left ungraded.")
+    checks: list[CheckVerdict] = Field(default_factory=list)
+    judge: JudgeIdentity | None = None
+    state_source: str | None = Field(default=None, description="Where the end state was read.")
+    error: str | None = Field(default=None, description="Why unmeasurable or blocked.")
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"

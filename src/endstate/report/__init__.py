@@ -1,0 +1,1 @@
+"""Reports: summaries of task records, the nine disclosure items, text rendering."""

@@ -1,0 +1,141 @@
+"""The nine disclosure items a reader needs to compare results (DESIGN §1.10)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from endstate.build import BuildInfo
+from endstate.corpus.loader import Corpus
+from endstate.records import JudgeIdentity, TaskRecord
+from endstate.report.summary import Summary
+
+OFFLINE = "not applicable: offline scoring of supplied states"
+
+
+class DisclosureItem(BaseModel):
+    key: str
+    title: str
+    text: str
+
+
+class Disclosure(BaseModel):
+    items: list[DisclosureItem]
+
+
+def corpus_pin(corpus: Corpus) -> str:
+    head = f"{corpus.name} ({len(corpus.tasks)} tasks), tree sha256 {corpus.tree_hash[:16]}…"
+    if corpus.lock:
+        return (
+            f"{head}; vendored, lock verified (imported from {corpus.lock.source} "
+            f"at {corpus.lock.imported_at})"
+        )
+    return f"{head}; not vendored: no lock file, hash computed at load"
+
+
+def judge_text(identity: JudgeIdentity | None, records: list[TaskRecord]) -> str:
+    rubric = [c for r in records for c in r.checks if c.type == "llm_judge"]
+    ungraded = [c for c in rubric if c.outcome == "ungraded"]
+    if identity is None:
+        judge = (
+            f"no judge configured: {len(ungraded)} rubric verdicts "
+            f"({sum(c.points for c in ungraded):g} points) left ungraded; their tasks are "
+            "flagged and cannot pass"
+        )
+    else:
+        judge = (
+            f"judge {identity.model} at {identity.endpoint}, prompt {identity.prompt_version}, "
+            f"strict majority of k={identity.k} calls at temperature {identity.temperature:g}; "
+            f"{len(ungraded)} of {len(rubric)} rubric verdicts ungraded (judge errors); "
+            "judge variance not measured in this report"
+        )
+    return judge
+
+
+def replication_text(summary: Summary) -> str:
+    rep = summary.replicates
+    if rep is None:
+        return "one attempt per task: no replicates, no reliability claim"
+    dist = ", ".join(f"{tasks} task(s) × {n}" for n, tasks in rep.attempts_per_task.items())
+    reliable = (
+        f"{rep.reliable} task(s) reliable (passed all of ≥5 replicates)"
+        if rep.reliable is not None
+        else "no task has ≥5 replicates, so no reliability claim"
+    )
+    return f"attempts: {dist}; pass@1 {rep.pass_at_1:.1%}; {reliable}; never best-of-N"
+
+
+def offline_disclosure(
+    corpus: Corpus,
+    records: list[TaskRecord],
+    summary: Summary,
+    states_dir: Path,
+    build: BuildInfo,
+    judge: JudgeIdentity | None,
+    only_supplied: bool,
+    unknown_files: list[Path],
+) -> Disclosure:
+    reasons = Counter(
+        "missing" if r.error and r.error.startswith("no state") else "unreadable"
+        for r in records
+        if r.status == "unmeasurable"
+    )
+    selection = (
+        f"selection: restricted to the {summary.tasks} of {len(corpus.tasks)} corpus tasks "
+        "that have state files"
+        if only_supplied
+        else "selection: none (every corpus task is in the denominator)"
+    )
+    unknown = (
+        f"; {len(unknown_files)} state file(s) matched no task and were not scored: "
+        + ", ".join(p.name for p in unknown_files[:5])
+        + (" …" if len(unknown_files) > 5 else "")
+        if unknown_files
+        else ""
+    )
+    items = [
+        ("corpus", "Corpus and pin", corpus_pin(corpus)),
+        (
+            "attempts",
+            "Attempts and selection",
+            f"{len(records)} records over {summary.tasks} tasks; headline uses each task's "
+            f"first attempt; every supplied state was scored; {selection}",
+        ),
+        (
+            "pass",
+            "Pass semantics and denominator",
+            "pass = score 1.0 with nothing ungraded (negative checks included); score = points "
+            "earned / sum of check points; headline denominator = all "
+            f"{summary.tasks} tasks in scope, unmeasurable and blocked counted as not passed",
+        ),
+        (
+            "grading_access",
+            "Could the system read the grading specification",
+            f"{OFFLINE} (endstate did not run the system). Firewall: "
+            f"{summary.tasks - summary.blocked} projection(s) verified in strict mode, "
+            f"{summary.blocked} blocked. Projections include the scenario label, which can "
+            "suggest the outcome",
+        ),
+        (
+            "scoring_input",
+            "Scoring input",
+            f"only the state documents supplied in {states_dir}; no agent messages or claims "
+            "were read",
+        ),
+        (
+            "unmeasurable",
+            "Unmeasurable tasks",
+            f"{summary.unmeasurable} unmeasurable (missing {reasons['missing']}, unreadable "
+            f"{reasons['unreadable']}), counted as zero in the headline{unknown}",
+        ),
+        ("isolation", "State isolation", OFFLINE),
+        ("build", "Build", build.describe()),
+        (
+            "judge",
+            "Judge variance and replication",
+            f"{judge_text(judge, records)}; {replication_text(summary)}",
+        ),
+    ]
+    return Disclosure(items=[DisclosureItem(key=k, title=t, text=x) for k, t, x in items])

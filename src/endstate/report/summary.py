@@ -1,0 +1,131 @@
+"""Summaries of task records: the headline, breakdowns and replicate statistics."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from pydantic import BaseModel, Field
+
+from endstate.records import TaskRecord
+from endstate.stats import bootstrap_mean, pass_hat_k, wilson_interval
+
+RELIABILITY_REPLICATES = 5
+
+
+class Cell(BaseModel):
+    """One breakdown cell: tasks, full-credit count, mean score."""
+
+    tasks: int
+    full_credit: int
+    mean: float
+
+
+class Replicates(BaseModel):
+    """Statistics over repeated attempts; never best-of-N."""
+
+    attempts_per_task: dict[int, int] = Field(description="attempt count -> number of tasks")
+    pass_at_1: float = Field(description="Mean over tasks of passes / attempts.")
+    pass_hat_k: dict[int, float] = Field(description="Unbiased pass^k for each k with data.")
+    reliable: int | None = Field(
+        default=None, description="Tasks passing every one of >= 5 replicates; None if too few."
+    )
+    replicated_tasks: int = 0
+
+
+class Summary(BaseModel):
+    tasks: int
+    passes: int
+    pass_rate: float
+    interval: tuple[float, float]
+    mean_score: float
+    mean_score_interval: tuple[float, float]
+    unmeasurable: int
+    blocked: int
+    flagged: int
+    by_family: dict[str, Cell]
+    by_tier: dict[str, Cell]
+    by_family_tier: dict[str, dict[str, Cell]]
+    replicates: Replicates | None = None
+
+
+def _attempt_key(label: str) -> tuple[int, int, str]:
+    """Numeric attempt labels in number order, then any others by name."""
+    return (0, int(label), "") if re.fullmatch(r"\d+", label) else (1, 0, label)
+
+
+def headline_records(records: Iterable[TaskRecord]) -> list[TaskRecord]:
+    """The first attempt of each task: headline numbers are single-attempt, with no selection."""
+    first: dict[str, TaskRecord] = {}
+    for record in records:
+        current = first.get(record.task_id)
+        if current is None or _attempt_key(record.attempt) < _attempt_key(current.attempt):
+            first[record.task_id] = record
+    return [first[k] for k in sorted(first)]
+
+
+def _cell(records: Sequence[TaskRecord]) -> Cell:
+    return Cell(
+        tasks=len(records),
+        full_credit=sum(r.passed for r in records),
+        mean=sum(r.score for r in records) / len(records) if records else 0.0,
+    )
+
+
+def _replicates(records: Sequence[TaskRecord]) -> Replicates | None:
+    per_task: dict[str, list[TaskRecord]] = defaultdict(list)
+    for r in records:
+        per_task[r.task_id].append(r)
+    outcomes = [(len(rs), sum(r.passed for r in rs)) for rs in per_task.values()]
+    if not outcomes or max(n for n, _ in outcomes) < 2:
+        return None
+    counts: dict[int, int] = defaultdict(int)
+    for n, _ in outcomes:
+        counts[n] += 1
+    max_k = max(n for n, _ in outcomes)
+    enough = [(n, c) for n, c in outcomes if n >= RELIABILITY_REPLICATES]
+    return Replicates(
+        attempts_per_task=dict(sorted(counts.items())),
+        pass_at_1=sum(c / n for n, c in outcomes) / len(outcomes),
+        pass_hat_k={k: pass_hat_k(outcomes, k) for k in range(1, max_k + 1)},
+        reliable=sum(c == n for n, c in enough) if enough else None,
+        replicated_tasks=sum(n >= 2 for n, _ in outcomes),
+    )
+
+
+def summarize(records: Sequence[TaskRecord]) -> Summary:
+    head = headline_records(records)
+    n = len(head)
+    passes = sum(r.passed for r in head)
+    families: dict[str, list[TaskRecord]] = defaultdict(list)
+    tiers: dict[str, list[TaskRecord]] = defaultdict(list)
+    grid: dict[str, dict[str, list[TaskRecord]]] = defaultdict(lambda: defaultdict(list))
+    for r in head:
+        families[r.family].append(r)
+        tiers[r.tier].append(r)
+        grid[r.family][r.tier].append(r)
+    scores = [r.score for r in head]
+    return Summary(
+        tasks=n,
+        passes=passes,
+        pass_rate=passes / n if n else 0.0,
+        interval=wilson_interval(passes, n),
+        mean_score=sum(scores) / n if n else 0.0,
+        mean_score_interval=bootstrap_mean(scores),
+        unmeasurable=sum(r.status == "unmeasurable" for r in head),
+        blocked=sum(r.status == "blocked" for r in head),
+        flagged=sum(r.flagged for r in head),
+        by_family={k: _cell(v) for k, v in sorted(families.items())},
+        by_tier={k: _cell(v) for k, v in sorted(tiers.items(), key=lambda kv: _tier_order(kv[0]))},
+        by_family_tier={
+            f: {t: _cell(rs) for t, rs in sorted(row.items(), key=lambda kv: _tier_order(kv[0]))}
+            for f, row in sorted(grid.items())
+        },
+        replicates=_replicates(records),
+    )
+
+
+def _tier_order(tier: str) -> tuple[int, str]:
+    order = {"easy": 0, "medium": 1, "hard": 2}
+    return (order.get(tier, 3), tier)

@@ -1,0 +1,113 @@
+"""The text report: headline, breakdown tables, replicates, then the disclosure in line."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from endstate.report.disclosure import Disclosure
+from endstate.report.summary import Cell, Summary
+
+
+def _pct(x: float) -> str:
+    return f"{x:.1%}"
+
+
+def _cell_table(title: str, label: str, cells: dict[str, Cell]) -> Table:
+    table = Table(title=title, title_justify="left", show_edge=False)
+    table.add_column(label)
+    table.add_column("tasks", justify="right")
+    table.add_column("full credit", justify="right")
+    table.add_column("mean (partial credit)", justify="right")
+    for key, cell in cells.items():
+        table.add_row(key, str(cell.tasks), str(cell.full_credit), f"{cell.mean:.3f}")
+    return table
+
+
+def _grid_table(summary: Summary) -> Table:
+    tiers = list(summary.by_tier)
+    table = Table(title="By family × tier (full credit / tasks, mean)", title_justify="left", show_edge=False)
+    table.add_column("family")
+    for tier in tiers:
+        table.add_column(tier, justify="right")
+    for family, row in summary.by_family_tier.items():
+        cells = []
+        for tier in tiers:
+            cell = row.get(tier)
+            cells.append(f"{cell.full_credit}/{cell.tasks}, {cell.mean:.2f}" if cell else "—")
+        table.add_row(family, *cells)
+    return table
+
+
+def headline(summary: Summary) -> Text:
+    low, high = summary.interval
+    mlow, mhigh = summary.mean_score_interval
+    text = Text()
+    text.append("Full-credit passes: ", style="bold")
+    text.append(
+        f"{summary.passes}/{summary.tasks} = {_pct(summary.pass_rate)} "
+        f"[{_pct(low)}, {_pct(high)}] (Wilson 95%)\n",
+        style="bold",
+    )
+    text.append(
+        f"Mean score (partial credit): {summary.mean_score:.3f} [{mlow:.3f}, {mhigh:.3f}] "
+        "(bootstrap 95% over tasks)\n"
+    )
+    text.append(
+        f"Unmeasurable: {summary.unmeasurable}   Blocked: {summary.blocked}   "
+        f"Flagged (ungraded points): {summary.flagged}"
+    )
+    return text
+
+
+def _replicates(summary: Summary) -> RenderableType | None:
+    rep = summary.replicates
+    if rep is None:
+        return None
+    table = Table(title="Replicates (never best-of-N)", title_justify="left", show_edge=False)
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    table.add_row("pass@1 (mean passes/attempts)", _pct(rep.pass_at_1))
+    for k, value in rep.pass_hat_k.items():
+        table.add_row(f"pass^{k} (unbiased)", _pct(value))
+    table.add_row(
+        "reliable (passes all of ≥5)", "—" if rep.reliable is None else str(rep.reliable)
+    )
+    return table
+
+
+def _disclosure(disclosure: Disclosure) -> Text:
+    text = Text("Disclosure\n", style="bold")
+    for i, item in enumerate(disclosure.items, start=1):
+        text.append(f"{i}. {item.title}: ", style="bold")
+        text.append(item.text + "\n")
+    return text
+
+
+def renderable(summary: Summary, disclosure: Disclosure, title: str) -> Group:
+    parts: list[RenderableType] = [
+        Text(title, style="bold underline"),
+        headline(summary),
+        Text(""),
+        _cell_table("By family", "family", summary.by_family),
+        Text(""),
+        _cell_table("By tier", "tier", summary.by_tier),
+        Text(""),
+        _grid_table(summary),
+        Text(""),
+    ]
+    rep = _replicates(summary)
+    if rep is not None:
+        parts += [rep, Text("")]
+    parts.append(_disclosure(disclosure))
+    return Group(*parts)
+
+
+def render_text(summary: Summary, disclosure: Disclosure, title: str, width: int = 110) -> str:
+    """Plain text of the report, for files (no colour codes)."""
+    console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
+    console.print(renderable(summary, disclosure, title))
+    return console.export_text()

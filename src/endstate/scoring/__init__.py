@@ -1,0 +1,1 @@
+"""Scoring: deterministic checks, the rubric judge, and task scores from end states."""

@@ -1,0 +1,125 @@
+"""Turn one end state into one task record, under the full-credit, fail-closed rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from endstate.corpus.model import JmespathCheck, JudgeCheck, Task
+from endstate.corpus.templates import render
+from endstate.records import CheckVerdict, TaskRecord
+from endstate.scoring import checks
+from endstate.scoring.judge import Judge, JudgeUnavailable, RubricInput
+
+NO_JUDGE = "no judge configured"
+
+
+def render_rubric(check: JudgeCheck, state: Any) -> RubricInput:
+    return RubricInput(
+        description=render(check.description, state),
+        context=render(check.student_answer_context, state),
+        answer=render(check.student_answer, state),
+        rubric=render(check.rubric, state),
+    )
+
+
+def _judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | None) -> CheckVerdict:
+    rendered = render_rubric(check, state)
+    base = {
+        "index": index,
+        "type": check.type,
+        "description": check.description,
+        "category": check.category,
+        "points": check.points,
+        "answer": rendered.answer,
+    }
+    if judge is None:
+        return CheckVerdict(**base, earned=0.0, outcome="ungraded", detail=NO_JUDGE)
+    try:
+        verdict = judge.grade(rendered)
+    except JudgeUnavailable as exc:
+        return CheckVerdict(**base, earned=0.0, outcome="ungraded", detail=str(exc))
+    passed = verdict.grade == 1
+    return CheckVerdict(
+        **base,
+        earned=check.points if passed else 0.0,
+        outcome="pass" if passed else "fail",
+        detail=f"judge majority {sum(verdict.votes)}/{len(verdict.votes)}",
+        votes=verdict.votes,
+        cached=verdict.cached,
+    )
+
+
+def _jmespath_verdict(index: int, check: JmespathCheck, state: Any) -> CheckVerdict:
+    ok, detail = checks.evaluate(check, state)
+    return CheckVerdict(
+        index=index,
+        type=check.type,
+        description=check.description,
+        category=check.category,
+        points=check.points,
+        earned=check.points if ok else 0.0,
+        outcome="pass" if ok else "fail",
+        detail=detail,
+    )
+
+
+def _base(task: Task, attempt: str, judge: Judge | None) -> dict[str, Any]:
+    return {
+        "task_id": task.id,
+        "attempt": attempt,
+        "family": task.family,
+        "tier": task.tier,
+        "scenario_label": task.public.scenario_label,
+        "weight": task.grading.weight,
+        "judge": judge.identity if judge else None,
+    }
+
+
+def score_task(
+    task: Task,
+    state: Any,
+    attempt: str = "1",
+    judge: Judge | None = None,
+    state_source: str | None = None,
+) -> TaskRecord:
+    """Score a readable state document. Pass only at score 1.0 with nothing ungraded."""
+    verdicts = [
+        _jmespath_verdict(i, c, state) if isinstance(c, JmespathCheck) else _judge_verdict(i, c, state, judge)
+        for i, c in enumerate(task.grading.checks)
+    ]
+    weight = task.grading.weight
+    earned = sum(v.earned for v in verdicts)
+    ungraded = sum(v.points for v in verdicts if v.outcome == "ungraded")
+    score = earned / weight if weight else 0.0
+    passed = not ungraded and weight > 0 and earned == weight
+    return TaskRecord(
+        **_base(task, attempt, judge),
+        status="passed" if passed else "failed",
+        score=score,
+        earned=earned,
+        ungraded_points=ungraded,
+        flagged=ungraded > 0,
+        checks=verdicts,
+        state_source=state_source,
+    )
+
+
+def unmeasurable(
+    task: Task, attempt: str, reason: str, judge: Judge | None = None, state_source: str | None = None
+) -> TaskRecord:
+    """A task whose end state could not be read: kept, counted as zero, never dropped."""
+    return TaskRecord(
+        **_base(task, attempt, judge),
+        status="unmeasurable",
+        score=0.0,
+        earned=0.0,
+        error=reason,
+        state_source=state_source,
+    )
+
+
+def blocked(task: Task, attempt: str, reason: str, judge: Judge | None = None) -> TaskRecord:
+    """A task the firewall refused: never handed to an agent, scored zero, listed."""
+    return TaskRecord(
+        **_base(task, attempt, judge), status="blocked", score=0.0, earned=0.0, error=reason
+    )

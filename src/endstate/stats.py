@@ -1,0 +1,38 @@
+"""Statistics reported honestly: Wilson intervals, unbiased pass^k, bootstrap over tasks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import comb
+
+import numpy as np
+from scipy.stats import binomtest
+
+
+def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a proportion (no continuity correction)."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    ci = binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="wilson")
+    return (float(ci.low), float(ci.high))
+
+
+def pass_hat_k(outcomes: Sequence[tuple[int, int]], k: int) -> float:
+    """Unbiased pass^k: mean over tasks of C(c, k) / C(n, k), for (n attempts, c passes)."""
+    usable = [(n, c) for n, c in outcomes if n >= k]
+    if not usable:
+        raise ValueError(f"pass^{k} needs at least {k} attempts of some task")
+    return float(np.mean([comb(c, k) / comb(n, k) for n, c in usable]))
+
+
+def bootstrap_mean(
+    values: Sequence[float], resamples: int = 10_000, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap interval for a mean over tasks."""
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return (0.0, 0.0)
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
+    alpha = (1 - confidence) / 2
+    return (float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha)))
