@@ -33,7 +33,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-corpus_app = typer.Typer(help="Vendor, verify, lint, inspect and measure task corpora.", no_args_is_help=True)
+corpus_app = typer.Typer(
+    help="Vendor, verify, lint, inspect and measure task corpora.", no_args_is_help=True
+)
 app.add_typer(corpus_app, name="corpus")
 
 out = Console()
@@ -42,7 +44,9 @@ err = Console(stderr=True)
 
 @corpus_app.command("import")
 def corpus_import(
-    src: Annotated[Path, typer.Argument(help="Task tree to vendor (family folders of task files).")],
+    src: Annotated[
+        Path, typer.Argument(help="Task tree to vendor (family folders of task files).")
+    ],
     name: Annotated[str, typer.Option("--name", help="Name of the vendored corpus.")],
     into: Annotated[Path, typer.Option("--into", help="Corpora directory.")] = Path("corpora"),
     force: Annotated[bool, typer.Option("--force", help="Replace an existing copy.")] = False,
@@ -69,7 +73,9 @@ def corpus_import(
 def corpus_verify(path: Annotated[Path, typer.Argument(help="A vendored corpus.")]) -> None:
     """Recompute every hash and fail on any change since import."""
     lock = corpus_lock.verify(path)
-    out.print(f"ok: {len(lock.files)} files match the lock; tree sha256 {lock.tree_hash}", highlight=False)
+    out.print(
+        f"ok: {len(lock.files)} files match the lock; tree sha256 {lock.tree_hash}", highlight=False
+    )
 
 
 @corpus_app.command("lint")
@@ -134,7 +140,9 @@ def corpus_show(
     projection: Annotated[
         bool, typer.Option("--projection", help="Show exactly what an agent would receive.")
     ] = False,
-    run_id: Annotated[str, typer.Option("--run-id", help="Episode id for the start URL.")] = "preview",
+    run_id: Annotated[
+        str, typer.Option("--run-id", help="Episode id for the start URL.")
+    ] = "preview",
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="Environment origin for the start URL.")
     ] = None,
@@ -155,8 +163,12 @@ def corpus_show(
 def score(
     corpus: Annotated[Path, typer.Option("--corpus", help="Corpus directory.")],
     states: Annotated[Path, typer.Option("--states", help="Directory of state documents.")],
-    out_file: Annotated[Path | None, typer.Option("--out", help="Write task records (JSONL).")] = None,
-    report_file: Annotated[Path | None, typer.Option("--report", help="Write the text report.")] = None,
+    out_file: Annotated[
+        Path | None, typer.Option("--out", help="Write task records (JSONL).")
+    ] = None,
+    report_file: Annotated[
+        Path | None, typer.Option("--report", help="Write the text report.")
+    ] = None,
     pattern: Annotated[str, typer.Option("--pattern", help="Glob for state files.")] = "*.json",
     only_supplied: Annotated[
         bool,
@@ -165,12 +177,16 @@ def score(
             help="Score only tasks that have a state file (disclosed as a selection).",
         ),
     ] = False,
-    judge_model: Annotated[str | None, typer.Option("--judge-model", help="Judge model name.")] = None,
+    judge_model: Annotated[
+        str | None, typer.Option("--judge-model", help="Judge model name.")
+    ] = None,
     judge_base_url: Annotated[
         str, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint.")
     ] = "https://api.openai.com/v1",
     judge_k: Annotated[int, typer.Option("--judge-k", min=1, help="Judge calls per check.")] = 3,
-    judge_timeout: Annotated[float, typer.Option("--judge-timeout", help="Seconds per call.")] = 60.0,
+    judge_timeout: Annotated[
+        float, typer.Option("--judge-timeout", help="Seconds per call.")
+    ] = 60.0,
     judge_cache: Annotated[
         Path, typer.Option("--judge-cache", help="SQLite file of cached verdicts.")
     ] = Path(".endstate/judge-cache.sqlite"),
@@ -209,7 +225,13 @@ def score(
             progress.advance(bar)
 
         result = score_supplied(
-            loaded, states, pattern, judge, only_supplied=only_supplied, workers=workers, on_record=tick
+            loaded,
+            states,
+            pattern,
+            judge,
+            only_supplied=only_supplied,
+            workers=workers,
+            on_record=tick,
         )
     summary = summarize(result.records)
     disclosure = offline_disclosure(
@@ -223,7 +245,9 @@ def score(
         result.unknown_files,
     )
     for path in result.unknown_files:
-        err.print(f"[yellow]warning[/] {path}: matches no task in {corpus}; not scored", highlight=False)
+        err.print(
+            f"[yellow]warning[/] {path}: matches no task in {corpus}; not scored", highlight=False
+        )
     if out_file:
         out_file.parent.mkdir(parents=True, exist_ok=True)
         out_file.write_text("".join(r.model_dump_json() + "\n" for r in result.records))

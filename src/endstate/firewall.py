@@ -19,9 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from endstate.corpus.model import GradingSpec, JmespathCheck, JudgeCheck, Task
 
-PROJECTION_FIELDS = frozenset(
-    {"task_id", "instruction", "family", "scenario_label", "start_url"}
-)
+PROJECTION_FIELDS = frozenset({"task_id", "instruction", "family", "scenario_label", "start_url"})
 
 
 class EpisodeBinding(BaseModel):
@@ -108,19 +106,16 @@ def _random_value(rng: random.Random, depth: int = 0) -> Any:
     return {_noise(rng, 6): _random_value(rng, depth + 1) for _ in range(rng.randint(1, 4))}
 
 
-def _random_dict(rng: random.Random, avoid: dict[str, Any]) -> dict[str, Any]:
-    """Random content with fresh keys and values, never equal to the original."""
-    out = {_noise(rng, 8): _random_value(rng) for _ in range(len(avoid) + rng.randint(1, 3))}
-    for key in avoid:  # also rewrite the original keys, so readers of known keys see noise
-        out[key] = {"noise": _noise(rng)}
-    return out
+def _random_dict(rng: random.Random, keep_keys: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Random content: fresh keys, or the original keys holding noise (`keep_keys`)."""
+    if keep_keys:
+        return {key: {"noise": _noise(rng)} for key in keep_keys}
+    return {f"noise_{_noise(rng, 8)}": _random_value(rng) for _ in range(rng.randint(1, 4))}
 
 
-def scrambled_grading(grading: GradingSpec, rng: random.Random) -> GradingSpec:
-    """A grading spec in which every field holds different random content."""
-    n_checks = len(grading.checks) + rng.randint(1, 3)
+def _random_checks(rng: random.Random, n: int) -> tuple[JmespathCheck | JudgeCheck, ...]:
     checks: list[JmespathCheck | JudgeCheck] = []
-    for _ in range(n_checks):
+    for _ in range(n):
         if rng.random() < 0.5:
             checks.append(
                 JmespathCheck(
@@ -143,13 +138,30 @@ def scrambled_grading(grading: GradingSpec, rng: random.Random) -> GradingSpec:
                     category=_noise(rng, 8),
                 )
             )
+    return tuple(checks)
+
+
+SCRAMBLES = 3
+
+
+def scrambled_grading(grading: GradingSpec, rng: random.Random, variant: int = 0) -> GradingSpec:
+    """A grading spec whose every field holds different content than the original.
+
+    Three variants between them catch readers of values, of key presence and of emptiness:
+    fresh random keys; the original keys holding noise; everything empty.
+    """
+    if variant % SCRAMBLES == 2:
+        return GradingSpec()
+    keep = variant % SCRAMBLES == 1
     return GradingSpec(
         tier=f"tier-{_noise(rng, 6)}",
-        checks=tuple(checks),
+        checks=_random_checks(rng, len(grading.checks) + rng.randint(1, 3)),
         declared_points=float(rng.randint(10**3, 10**4)),
-        possible=not grading.possible if grading.possible is not None else rng.choice([True, False]),
-        metadata=_random_dict(rng, grading.metadata),
-        extra=_random_dict(rng, grading.extra),
+        possible=not grading.possible
+        if grading.possible is not None
+        else rng.choice([True, False]),
+        metadata=_random_dict(rng, grading.metadata if keep else None),
+        extra=_random_dict(rng, grading.extra if keep else None),
     )
 
 
@@ -170,14 +182,16 @@ def verify(
     task: Task,
     project_fn: ProjectFn = project,
     binding: EpisodeBinding = PREVIEW_BINDING,
-    trials: int = 2,
+    trials: int = SCRAMBLES,
     seed: int = 0,
 ) -> FirewallVerdict:
     """Strict verification of one task: whitelisted keys, and independence from grading data."""
     try:
         keys, reference = _as_bytes(project_fn(task, binding))
     except Exception as exc:  # a projection that cannot be built cannot be handed over
-        return FirewallVerdict(task_id=task.id, status="blocked", reason=f"projection failed: {exc}")
+        return FirewallVerdict(
+            task_id=task.id, status="blocked", reason=f"projection failed: {exc}"
+        )
     extra_keys = keys - PROJECTION_FIELDS
     if extra_keys:
         return FirewallVerdict(
@@ -186,8 +200,8 @@ def verify(
             reason=f"projection has non-whitelisted keys: {', '.join(sorted(extra_keys))}",
         )
     rng = random.Random(f"{seed}:{task.id}")
-    for _ in range(trials):
-        twin = task.model_copy(update={"grading": scrambled_grading(task.grading, rng)})
+    for variant in range(trials):
+        twin = task.model_copy(update={"grading": scrambled_grading(task.grading, rng, variant)})
         try:
             _, scrambled = _as_bytes(project_fn(twin, binding))
         except Exception as exc:

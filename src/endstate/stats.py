@@ -6,13 +6,14 @@ from collections.abc import Sequence
 from math import comb
 
 import numpy as np
-from scipy.stats import binomtest
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for a proportion (no continuity correction)."""
     if trials <= 0:
         return (0.0, 1.0)
+    from scipy.stats import binomtest  # deferred: SciPy costs most of the CLI's start-up
+
     ci = binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="wilson")
     return (float(ci.low), float(ci.high))
 

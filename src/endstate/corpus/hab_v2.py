@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt, ValidationError
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, ValidationError
 
 from endstate.corpus.model import (
     Check,
@@ -29,7 +29,7 @@ KNOWN_TIERS = ("easy", "medium", "hard")
 PLACEHOLDERS = ("{{TASK_ID}}", "{{RUN_ID}}")
 TEMPLATE_FIELDS = ("student_answer", "student_answer_context", "description", "rubric")
 
-Number = StrictInt | StrictFloat
+Number = StrictFloat
 
 
 class _Config(BaseModel):
@@ -143,7 +143,11 @@ def _parse_jmespath(
     except JMESPathError as exc:
         msg = str(exc).replace("\n", " ")
         problems.append(
-            Problem(file=file, path=json_path((*loc, "query")), reason=f"JMESPath does not compile: {msg}")
+            Problem(
+                file=file,
+                path=json_path((*loc, "query")),
+                reason=f"JMESPath does not compile: {msg}",
+            )
         )
     if any(p.severity == "error" for p in problems):
         return None, problems
@@ -193,13 +197,13 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
     try:
         top = _File.model_validate(data)
     except ValidationError as exc:
-        problems = _validation_problems(file, exc, ())
+        found = _validation_problems(file, exc, ())
         # Still look inside the checks so one lint pass reports them too.
         evals = data.get("evals")
         if isinstance(evals, list):
             for i, raw in enumerate(evals):
-                problems += _parse_check(file, i, raw)[1]
-        return None, problems
+                found += _parse_check(file, i, raw)[1]
+        return None, found
 
     problems: list[Problem] = []
     checks: list[Check] = []
@@ -213,7 +217,9 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
 
     start = top.config.start_url
     if start is None:
-        problems.append(Problem(file=file, path="$.config.start_url", reason="missing required field"))
+        problems.append(
+            Problem(file=file, path="$.config.start_url", reason="missing required field")
+        )
     else:
         missing = [p for p in PLACEHOLDERS if p not in start]
         if missing:
@@ -229,7 +235,7 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
             Problem(
                 file=file,
                 path="$.difficulty",
-                reason=f"unknown tier {top.difficulty!r} (expected one of {', '.join(KNOWN_TIERS)})",
+                reason=f"unknown tier {top.difficulty!r} (expected {', '.join(KNOWN_TIERS)})",
                 severity="warning",
             )
         )
@@ -275,5 +281,3 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
         extra=extra,
     )
     return Task(public=public, grading=grading, source=file, format=FORMAT), problems
-
-

@@ -55,7 +55,10 @@ def read_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
             data = json.loads(path.read_bytes())
         except json.JSONDecodeError as exc:
             problems.append(
-                Problem(file=rel, reason=f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
+                Problem(
+                    file=rel,
+                    reason=f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+                )
             )
             continue
         except UnicodeDecodeError:
@@ -91,7 +94,9 @@ def load_corpus(root: Path | str) -> Corpus:
     tasks, problems = read_tasks(root)
     bad = errors(problems)
     if bad:
-        more = f" (and {len(bad) - 1} more; run `endstate corpus lint {root}`)" if len(bad) > 1 else ""
+        more = (
+            f" (and {len(bad) - 1} more; run `endstate corpus lint {root}`)" if len(bad) > 1 else ""
+        )
         raise CorpusError(f"{root}/{bad[0].line()}{more}")
     if not tasks:
         raise CorpusError(f"{root}: no task files (*.json) found")

@@ -37,9 +37,15 @@ class LockMismatch(BaseModel):
 
     def describe(self) -> str:
         parts = []
-        for label, paths in (("changed", self.changed), ("missing", self.missing), ("added", self.added)):
+        for label, paths in (
+            ("changed", self.changed),
+            ("missing", self.missing),
+            ("added", self.added),
+        ):
             if paths:
-                shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+                shown = ", ".join(paths[:3]) + (
+                    f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+                )
                 parts.append(f"{label}: {shown}")
         return "; ".join(parts)
 
@@ -65,8 +71,10 @@ def corpus_files(root: Path) -> list[Path]:
     out = []
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
-        if path.is_file() and rel.as_posix() != LOCK_NAME and not any(
-            part.startswith(".") for part in rel.parts
+        if (
+            path.is_file()
+            and rel.as_posix() != LOCK_NAME
+            and not any(part.startswith(".") for part in rel.parts)
         ):
             out.append(path)
     return out
@@ -101,7 +109,9 @@ def verify(root: Path) -> CorpusLock:
     """Return the lock if the tree matches it; raise a CorpusError naming what changed."""
     lock = read_lock(root)
     if lock is None:
-        raise CorpusError(f"{root}: no {LOCK_NAME}; import the corpus with `endstate corpus import`")
+        raise CorpusError(
+            f"{root}: no {LOCK_NAME}; import the corpus with `endstate corpus import`"
+        )
     mismatch = compare(hash_tree(root), lock)
     if not mismatch.ok:
         raise CorpusError(f"{root}: corpus differs from its lock ({mismatch.describe()})")

@@ -26,9 +26,9 @@ class CorpusStats(BaseModel):
 def corpus_stats(tasks: Sequence[Task]) -> CorpusStats:
     grid: dict[str, Counter[str]] = defaultdict(Counter)
     checks: Counter[str] = Counter()
-    weights: Counter[str] = Counter()
-    family_weight: Counter[str] = Counter()
-    family_rubric: Counter[str] = Counter()
+    weights: defaultdict[str, float] = defaultdict(float)
+    family_weight: defaultdict[str, float] = defaultdict(float)
+    family_rubric: defaultdict[str, float] = defaultdict(float)
     categories: Counter[str] = Counter()
     for task in tasks:
         grid[task.family][task.tier] += 1

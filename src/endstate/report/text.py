@@ -29,7 +29,9 @@ def _cell_table(title: str, label: str, cells: dict[str, Cell]) -> Table:
 
 def _grid_table(summary: Summary) -> Table:
     tiers = list(summary.by_tier)
-    table = Table(title="By family × tier (full credit / tasks, mean)", title_justify="left", show_edge=False)
+    table = Table(
+        title="By family × tier (full credit / tasks, mean)", title_justify="left", show_edge=False
+    )
     table.add_column("family")
     for tier in tiers:
         table.add_column(tier, justify="right")
@@ -73,9 +75,7 @@ def _replicates(summary: Summary) -> RenderableType | None:
     table.add_row("pass@1 (mean passes/attempts)", _pct(rep.pass_at_1))
     for k, value in rep.pass_hat_k.items():
         table.add_row(f"pass^{k} (unbiased)", _pct(value))
-    table.add_row(
-        "reliable (passes all of ≥5)", "—" if rep.reliable is None else str(rep.reliable)
-    )
+    table.add_row("reliable (passes all of ≥5)", "—" if rep.reliable is None else str(rep.reliable))
     return table
 
 

@@ -74,7 +74,10 @@ def evaluate(check: JmespathCheck, state: Any) -> tuple[bool, str]:
     if check.mode == "contains":
         ok = contains(actual, check.expected)
         verb = "contains" if ok else "does not contain"
-        return ok, f"{'Match' if ok else 'Mismatch'}: {_show(actual)} {verb} {_show(check.expected)}"
+        return (
+            ok,
+            f"{'Match' if ok else 'Mismatch'}: {_show(actual)} {verb} {_show(check.expected)}",
+        )
     ok = values_match(actual, check.expected)
     op = "==" if ok else "!="
     return ok, f"{'Match' if ok else 'Mismatch'}: {_show(actual)} {op} {_show(check.expected)}"

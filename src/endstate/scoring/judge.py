@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import openai
 from pydantic import BaseModel
 
 from endstate.records import JudgeIdentity
@@ -151,14 +150,20 @@ class Judge:
         self.config = config
         self.identity = config.identity()
         self.cache = VerdictCache(config.cache_path) if config.cache_path else None
+        import openai  # deferred: only scoring with a judge pays for the client's import
+
+        self._openai = openai
         self._client = openai.OpenAI(
             base_url=config.base_url,
-            api_key=os.environ.get(config.api_key_env) or os.environ.get("OPENAI_API_KEY") or "none",
+            api_key=os.environ.get(config.api_key_env)
+            or os.environ.get("OPENAI_API_KEY")
+            or "none",
             timeout=config.timeout,
             max_retries=config.max_retries,
         )
 
     def _call(self, rendered: RubricInput) -> int:
+        openai = self._openai
         try:
             response = self._client.chat.completions.create(
                 model=self.config.model,
@@ -173,7 +178,9 @@ class Judge:
         except openai.APIStatusError as exc:
             raise JudgeUnavailable(f"judge endpoint returned HTTP {exc.status_code}") from exc
         except openai.APIError as exc:
-            raise JudgeUnavailable(f"judge endpoint error: {exc.__class__.__name__}: {exc}") from exc
+            raise JudgeUnavailable(
+                f"judge endpoint error: {exc.__class__.__name__}: {exc}"
+            ) from exc
         choices: list[Any] = list(response.choices or [])
         content = choices[0].message.content if choices else None
         if not content:

@@ -45,13 +45,14 @@ def score_supplied(
     only_supplied: bool = False,
     workers: int = 8,
     on_record: Callable[[TaskRecord], None] | None = None,
+    project_fn: firewall.ProjectFn = firewall.project,
 ) -> OfflineScoring:
     """Score every supplied state; tasks without one are unmeasurable unless excluded."""
     tasks = {t.id: t for t in corpus.tasks}
     files, unknown = discover(states_dir, list(tasks), pattern)
     supplied = {f.task_id for f in files}
     in_scope = [t for t in corpus.tasks if t.id in supplied or not only_supplied]
-    verdicts = {t.id: firewall.verify(t) for t in in_scope}
+    verdicts = {t.id: firewall.verify(t, project_fn) for t in in_scope}
     records: list[TaskRecord] = []
     jobs: list[tuple[Task, StateFile]] = []
     for task in in_scope:

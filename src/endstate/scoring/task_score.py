@@ -84,7 +84,9 @@ def score_task(
 ) -> TaskRecord:
     """Score a readable state document. Pass only at score 1.0 with nothing ungraded."""
     verdicts = [
-        _jmespath_verdict(i, c, state) if isinstance(c, JmespathCheck) else _judge_verdict(i, c, state, judge)
+        _jmespath_verdict(i, c, state)
+        if isinstance(c, JmespathCheck)
+        else _judge_verdict(i, c, state, judge)
         for i, c in enumerate(task.grading.checks)
     ]
     weight = task.grading.weight
@@ -105,7 +107,11 @@ def score_task(
 
 
 def unmeasurable(
-    task: Task, attempt: str, reason: str, judge: Judge | None = None, state_source: str | None = None
+    task: Task,
+    attempt: str,
+    reason: str,
+    judge: Judge | None = None,
+    state_source: str | None = None,
 ) -> TaskRecord:
     """A task whose end state could not be read: kept, counted as zero, never dropped."""
     return TaskRecord(

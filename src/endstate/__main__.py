@@ -1,0 +1,3 @@
+from endstate.cli import main
+
+main()

@@ -1,0 +1,161 @@
+"""The command line, run as a user runs it: real process, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import jmespath_check, task_doc
+
+ENDSTATE = Path(sys.executable).with_name("endstate")
+
+
+def endstate(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(ENDSTATE), *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "200", "NO_COLOR": "1"},
+    )
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr + proc.stdout
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1, proc.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+
+
+def test_import_verify_lint_stats_show_on_the_training_split(
+    hab_train: Path, tmp_path: Path
+) -> None:
+    proc = endstate("corpus", "import", hab_train, "--name", "hab", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    vendored = tmp_path / "corpora" / "hab"
+    assert (vendored / "endstate.lock.json").exists()
+    assert "tree sha256" in proc.stdout
+
+    verify = endstate("corpus", "verify", vendored)
+    assert verify.returncode == 0 and verify.stdout.startswith("ok:")
+
+    lint = endstate("corpus", "lint", vendored)
+    assert lint.returncode == 0
+    assert lint.stdout.count("warning appeals_denials/") == 4
+    assert "0 error(s), 4 warning(s)" in lint.stdout
+
+    stats = json.loads(endstate("corpus", "stats", vendored, "--json").stdout)
+    assert stats["tasks"] == 100
+    text = endstate("corpus", "stats", vendored).stdout
+    assert "Rubric-judged share of weight" in text and "100 tasks" in text
+
+    shown = json.loads(
+        endstate("corpus", "show", vendored, "emr-easy-1", "--projection", "--run-id", "r7").stdout
+    )
+    assert set(shown) == {"task_id", "instruction", "family", "scenario_label", "start_url"}
+    assert shown["start_url"].endswith("run_id=r7")
+    full = json.loads(endstate("corpus", "show", vendored, "emr-easy-1").stdout)
+    assert full["grading"]["tier"] == "easy"
+
+
+def test_edited_corpus_is_refused_in_one_line(hab_train: Path, tmp_path: Path) -> None:
+    assert endstate("corpus", "import", hab_train, "--name", "hab", cwd=tmp_path).returncode == 0
+    vendored = tmp_path / "corpora" / "hab"
+    edited = vendored / "prior_auth" / "emr-easy-1.json"
+    edited.write_text(edited.read_text().replace("Medicare", "Medicaid"))
+    assert_one_line_error(
+        endstate("corpus", "verify", vendored), "prior_auth/emr-easy-1.json", "changed"
+    )
+    states = tmp_path / "states"
+    states.mkdir()
+    assert_one_line_error(
+        endstate("score", "--corpus", vendored, "--states", states),
+        "edited after import",
+        "emr-easy-1.json",
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "fragments"),
+    [
+        ('{"id": "t", "goal": ', ["t.json", "not valid JSON", "line 1"]),
+        (json.dumps(task_doc("t", goal=["x"])), ["t.json", "$.goal", "valid string"]),
+        (
+            json.dumps(task_doc("t", [{"type": "fuzzy", "points": 1}])),
+            ["t.json", "$.evals[0].type", "'fuzzy'"],
+        ),
+        (
+            json.dumps(task_doc("t", [jmespath_check("a", points="1")])),
+            ["t.json", "$.evals[0].points"],
+        ),
+    ],
+)
+def test_bad_task_files_give_one_clear_line(
+    content: str, fragments: list[str], make_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = make_corpus({"prior_auth/t.json": content})
+    (tmp_path / "s").mkdir()
+    assert_one_line_error(
+        endstate("score", "--corpus", root, "--states", tmp_path / "s"), *fragments
+    )
+    assert_one_line_error(endstate("corpus", "stats", root), *fragments)
+    lint = endstate("corpus", "lint", root)
+    assert lint.returncode == 1 and "Traceback" not in lint.stderr
+
+
+def test_score_writes_records_and_a_report_with_unmeasurable_state(
+    make_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = make_corpus(
+        {
+            "prior_auth/a.json": task_doc("a", [jmespath_check("done")]),
+            "prior_auth/b.json": task_doc("b", [jmespath_check("done")]),
+            "dme/c.json": task_doc("c", [jmespath_check("done")], difficulty="hard"),
+        }
+    )
+    states = tmp_path / "states"
+    states.mkdir()
+    (states / "a.json").write_text('{"done": true}')
+    (states / "b.json").write_text("this is not json")
+    proc = endstate(
+        "score",
+        "--corpus",
+        root,
+        "--states",
+        states,
+        "--out",
+        tmp_path / "r.jsonl",
+        "--report",
+        tmp_path / "rep.txt",
+    )
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert [(r["task_id"], r["status"]) for r in records] == [
+        ("a", "passed"),
+        ("b", "unmeasurable"),
+        ("c", "unmeasurable"),
+    ]
+    report = (tmp_path / "rep.txt").read_text()
+    assert "Full-credit passes: 1/3 = 33.3%" in report
+    assert "Unmeasurable: 2" in report
+    assert "missing 1, unreadable 1" in report
+    for n in range(1, 10):
+        assert f"\n{n}. " in report
+
+
+def test_missing_paths_give_one_clear_line(tmp_path: Path) -> None:
+    assert_one_line_error(endstate("corpus", "verify", tmp_path / "nope"), "nope")
+    assert_one_line_error(
+        endstate("corpus", "stats", tmp_path / "nope"), "corpus directory not found"
+    )
+    assert_one_line_error(
+        endstate("corpus", "import", tmp_path / "nope", "--name", "x"), "not a directory"
+    )

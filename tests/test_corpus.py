@@ -1,0 +1,195 @@
+"""Corpus: loading, vendoring with a lock, verification, lint and stats."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import jmespath_check, judge_check, task_doc
+from endstate.corpus import lock
+from endstate.corpus.loader import load_corpus, read_tasks
+from endstate.corpus.problems import errors, warnings
+from endstate.corpus.stats import corpus_stats
+from endstate.errors import CorpusError
+
+
+def test_public_training_split_loads_with_families_and_tiers(hab_train: Path) -> None:
+    corpus = load_corpus(hab_train)
+    assert len(corpus.tasks) == 100
+    assert {t.family for t in corpus.tasks} == {"prior_auth", "appeals_denials", "dme"}
+    assert {t.tier for t in corpus.tasks} == {"easy", "medium", "hard"}
+    task = corpus.task("emr-easy-1")
+    assert task.public.scenario_label == "no_auth_medicare"
+    assert task.grading.tier == "easy"
+    assert "expected_outcome" in task.grading.metadata
+    assert task.grading.extra["config"] == {"patient_referral_id": "REF-2025-002"}
+
+
+def test_public_and_grading_sides_are_apart(hab_train: Path) -> None:
+    task = load_corpus(hab_train).task("denial-hard-3")
+    public = task.public.model_dump_json()
+    for check in task.grading.checks:
+        if check.type == "jmespath":
+            assert check.query not in public
+    assert "expected_disposition" not in public and "step_by_step" not in public
+
+
+def test_weight_is_the_sum_of_checks_not_the_declared_points(hab_train: Path) -> None:
+    task = load_corpus(hab_train).task("denial-medium-1")
+    assert task.grading.declared_points == 17
+    assert task.grading.weight == 18
+
+
+def test_training_split_lints_with_only_declared_points_warnings(hab_train: Path) -> None:
+    _, problems = read_tasks(hab_train)
+    assert errors(problems) == []
+    raw_mismatches = set()
+    for path in hab_train.rglob("*.json"):
+        doc = json.loads(path.read_text())
+        if "points" in doc and doc["points"] != sum(e["points"] for e in doc["evals"]):
+            raw_mismatches.add(path.relative_to(hab_train).as_posix())
+    assert {p.file for p in warnings(problems)} == raw_mismatches
+    assert all(p.path == "$.points" for p in warnings(problems))
+    assert len(raw_mismatches) == 4
+
+
+def test_stats_match_an_independent_count(hab_train: Path) -> None:
+    stats = corpus_stats(load_corpus(hab_train).tasks)
+    types: Counter[str] = Counter()
+    weights: Counter[str] = Counter()
+    family_weight: Counter[str] = Counter()
+    family_judge: Counter[str] = Counter()
+    for path in hab_train.rglob("*.json"):
+        doc = json.loads(path.read_text())
+        family = path.parent.name
+        for e in doc["evals"]:
+            types[e["type"]] += 1
+            weights[e["type"]] += e["points"]
+            family_weight[family] += e["points"]
+            if e["type"] == "llm_judge":
+                family_judge[family] += e["points"]
+    assert stats.tasks == 100
+    assert stats.checks_by_type == dict(types)
+    assert stats.weight == sum(weights.values())
+    assert stats.rubric_share == pytest.approx(weights["llm_judge"] / sum(weights.values()))
+    for family, share in stats.rubric_share_by_family.items():
+        assert share == pytest.approx(family_judge[family] / family_weight[family])
+    assert sum(stats.categories.values()) == sum(types.values())
+
+
+def test_stats_on_a_constructed_corpus(make_corpus: Callable[..., Path]) -> None:
+    root = make_corpus(
+        {
+            "prior_auth/a-easy-1.json": task_doc(
+                "a-easy-1", [jmespath_check("x", points=3), judge_check()]
+            ),
+            "dme/b-hard-1.json": task_doc("b-hard-1", [judge_check(points=2)], difficulty="hard"),
+        }
+    )
+    stats = corpus_stats(load_corpus(root).tasks)
+    assert stats.by_family_tier == {"dme": {"hard": 1}, "prior_auth": {"easy": 1}}
+    assert stats.weight == 6
+    assert stats.rubric_share == pytest.approx(0.5)
+    assert stats.rubric_share_by_family == {"dme": 1.0, "prior_auth": 0.25}
+
+
+def test_import_writes_a_lock_and_verify_catches_every_kind_of_change(
+    hab_train: Path, tmp_path: Path
+) -> None:
+    dest = tmp_path / "corpora" / "hab"
+    pinned = lock.vendor(hab_train, dest, "hab")
+    assert (dest / lock.LOCK_NAME).exists()
+    assert pinned.source == str(hab_train.resolve())
+    assert len(pinned.files) == len([p for p in hab_train.rglob("*") if p.is_file()])
+    assert lock.verify(dest).tree_hash == pinned.tree_hash
+    assert load_corpus(dest).tree_hash == pinned.tree_hash
+
+    target = dest / "dme" / "fax-easy-1.json"
+    original = target.read_bytes()
+    target.write_bytes(original.replace(b'"easy"', b'"hard"'))
+    with pytest.raises(CorpusError, match=r"changed: dme/fax-easy-1\.json"):
+        lock.verify(dest)
+    with pytest.raises(CorpusError, match="edited after import"):
+        load_corpus(dest)
+    target.write_bytes(original)
+    (dest / "dme" / "extra.json").write_text("{}")
+    with pytest.raises(CorpusError, match=r"added: dme/extra\.json"):
+        lock.verify(dest)
+    (dest / "dme" / "extra.json").unlink()
+    target.unlink()
+    with pytest.raises(CorpusError, match=r"missing: dme/fax-easy-1\.json"):
+        lock.verify(dest)
+
+
+def test_import_refuses_to_overwrite(hab_train: Path, tmp_path: Path) -> None:
+    lock.vendor(hab_train, tmp_path / "c", "c")
+    with pytest.raises(CorpusError, match="already exists"):
+        lock.vendor(hab_train, tmp_path / "c", "c")
+    assert lock.vendor(hab_train, tmp_path / "c", "c", force=True).name == "c"
+
+
+def test_lint_reports_every_problem_with_file_and_json_path(
+    make_corpus: Callable[..., Path],
+) -> None:
+    bad_check = {"type": "regex", "points": 1}
+    root = make_corpus(
+        {
+            "prior_auth/bad-json.json": '{"id": "x", ',
+            "prior_auth/types.json": task_doc("types", goal=42),
+            "prior_auth/checks.json": task_doc(
+                "checks",
+                [
+                    bad_check,
+                    jmespath_check("a.b[", True),
+                    {**judge_check("{{ notes[-1 }}")},
+                    {"type": "jmespath", "query": "a", "points": 1},
+                    jmespath_check("a", points="one"),
+                ],
+                points=99,
+                config={"task_id": "c", "start_url": "/worklist"},
+            ),
+            "dme/dup-1.json": task_doc("dup"),
+            "dme/dup-2.json": task_doc("dup"),
+        }
+    )
+    _, problems = read_tasks(root)
+    lines = {p.line() for p in problems}
+    expected_fragments = [
+        "prior_auth/bad-json.json: $: not valid JSON",
+        "prior_auth/types.json: $.goal: Input should be a valid string",
+        "prior_auth/checks.json: $.evals[0].type: unknown check type 'regex'",
+        "prior_auth/checks.json: $.evals[1].query: JMESPath does not compile",
+        "prior_auth/checks.json: $.evals[2].student_answer: template: expression 'notes[-1' does not compile",
+        "prior_auth/checks.json: $.evals[3]: missing expected_value",
+        "prior_auth/checks.json: $.evals[4].points: Input should be",
+        "prior_auth/checks.json: $.config.start_url: start_url lacks {{TASK_ID}} and {{RUN_ID}}",
+        "dme/dup-1.json: $.id: duplicate task id 'dup'",
+        "dme/dup-2.json: $.id: duplicate task id 'dup'",
+    ]
+    for fragment in expected_fragments:
+        assert any(line.startswith(fragment) for line in lines), (fragment, sorted(lines))
+    with pytest.raises(CorpusError, match=r"and [0-9]+ more; run `endstate corpus lint"):
+        load_corpus(root)
+
+
+def test_declared_points_mismatch_is_only_a_warning(make_corpus: Callable[..., Path]) -> None:
+    root = make_corpus(
+        {"prior_auth/t.json": task_doc("t", [jmespath_check("a", points=2)], points=3)}
+    )
+    corpus = load_corpus(root)
+    assert [p.reason for p in corpus.problems] == [
+        "declared points 3 differ from the sum of check points 2; the sum is used"
+    ]
+    assert corpus.tasks[0].grading.weight == 2
+
+
+def test_unbalanced_template_braces_are_reported(make_corpus: Callable[..., Path]) -> None:
+    root = make_corpus({"dme/t.json": task_doc("t", [judge_check("Note: {{ note ")])})
+    _, problems = read_tasks(root)
+    assert [p.line() for p in errors(problems)] == [
+        "dme/t.json: $.evals[0].student_answer: template: unbalanced '{{' / '}}' in template"
+    ]
