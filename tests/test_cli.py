@@ -143,6 +143,7 @@ def test_score_writes_records_and_a_report_with_unmeasurable_state(
         ("b", "unmeasurable"),
         ("c", "unmeasurable"),
     ]
+    assert f"unmeasurable {states / 'b.json'}: state document is not JSON" in proc.stderr
     report = (tmp_path / "rep.txt").read_text()
     assert "Full-credit passes: 1/3 = 33.3%" in report
     assert "Unmeasurable: 2" in report

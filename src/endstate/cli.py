@@ -248,6 +248,9 @@ def score(
         err.print(
             f"[yellow]warning[/] {path}: matches no task in {corpus}; not scored", highlight=False
         )
+    for record in result.records:
+        if record.status == "unmeasurable" and record.state_source:
+            err.print(f"[yellow]unmeasurable[/] {record.error}", highlight=False, soft_wrap=True)
     if out_file:
         out_file.parent.mkdir(parents=True, exist_ok=True)
         out_file.write_text("".join(r.model_dump_json() + "\n" for r in result.records))
