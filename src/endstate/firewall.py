@@ -31,6 +31,10 @@ class EpisodeBinding(BaseModel):
     base_url: str | None = Field(
         default=None, description="Environment origin; defaults to the task's website URL."
     )
+    start_urls: dict[str, str] = Field(
+        default_factory=dict,
+        description="Episode start URL per system id; used as is for a task starting there.",
+    )
 
 
 PREVIEW_BINDING = EpisodeBinding(run_id="preview")
@@ -58,6 +62,9 @@ def _origin(url: str) -> str:
 
 def start_url(task: Task, binding: EpisodeBinding) -> str | None:
     """The task's start URL for one episode: base origin + start path, placeholders filled."""
+    system = task.public.website.id if task.public.website else None
+    if system and system in binding.start_urls:
+        return binding.start_urls[system]
     path = task.public.start_path
     if path is None:
         return None

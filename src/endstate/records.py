@@ -36,6 +36,21 @@ class CheckVerdict(BaseModel):
     cached: bool = False
 
 
+class AttemptFacts(BaseModel):
+    """What happened during an attempt, as recorded by the harness. Never a scoring input."""
+
+    claim: str = Field(description="The agent's own claim: done, gave_up, error, timeout, ...")
+    final_message: str | None = None
+    agent_error: str | None = None
+    steps: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    episode_id: str | None = None
+    started_at: str | None = Field(default=None, description="UTC start time, ISO 8601.")
+    attempt_seconds: float = 0.0
+    scoring_seconds: float = 0.0
+
+
 class TaskRecord(BaseModel):
     """One attempt at one task, scored from the end state the environment recorded."""
 
@@ -54,7 +69,15 @@ class TaskRecord(BaseModel):
     judge: JudgeIdentity | None = None
     state_source: str | None = Field(default=None, description="Where the end state was read.")
     error: str | None = Field(default=None, description="Why unmeasurable or blocked.")
+    facts: AttemptFacts | None = Field(
+        default=None, description="Set when endstate ran the attempt."
+    )
 
     @property
     def passed(self) -> bool:
         return self.status == "passed"
+
+    @property
+    def false_success(self) -> bool:
+        """The agent claimed it was done, and the end state says otherwise."""
+        return self.facts is not None and self.facts.claim == "done" and not self.passed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -136,6 +137,90 @@ def offline_disclosure(
             "judge",
             "Judge variance and replication",
             f"{judge_text(judge, records)}; {replication_text(summary)}",
+        ),
+    ]
+    return Disclosure(items=[DisclosureItem(key=k, title=t, text=x) for k, t, x in items])
+
+
+def run_disclosure(manifest: Any, records: list[TaskRecord], summary: Summary) -> Disclosure:
+    """Disclosure for a run endstate executed itself, filled from its manifest and records."""
+    corpus = manifest.corpus
+    pin = (
+        f"{corpus.name} ({len(manifest.tasks)} tasks run), tree sha256 {corpus.tree_hash[:16]}…; "
+        + ("vendored, lock verified" if corpus.vendored else "not vendored: no lock file")
+    )
+    selection = (
+        f"selection: tasks matching {manifest.selection!r}"
+        if manifest.selection
+        else ("selection: none (every corpus task)")
+    )
+    reasons = Counter(
+        "infrastructure (episode could not open)"
+        if r.error and r.error.startswith("environment")
+        else "end state unreadable"
+        for r in records
+        if r.status == "unmeasurable"
+    )
+    unmeasurable = ", ".join(f"{n} {why}" for why, n in reasons.items()) or "none"
+    claims = [r for r in records if r.facts is not None]
+    false_success = sum(r.false_success for r in records)
+    env = manifest.environment
+    mode = (
+        "VALIDATION run (replay agent): not a capability score"
+        if manifest.mode == "validation"
+        else "scored run"
+    )
+    items = [
+        ("corpus", "Corpus and pin", pin),
+        (
+            "attempts",
+            "Attempts and selection",
+            f"{mode}; {manifest.limits.attempts} attempt(s) per task, all recorded and counted "
+            f"(headline uses attempt 1 of each task; never best-of-N); {selection}",
+        ),
+        (
+            "pass",
+            "Pass semantics and denominator",
+            "pass = score 1.0 with nothing ungraded (negative checks included); score = points "
+            f"earned / sum of check points; headline denominator = all {summary.tasks} tasks, "
+            "unmeasurable and blocked counted as not passed",
+        ),
+        (
+            "grading_access",
+            "Could the system read the grading specification",
+            "no: the agent received only the projection (task id, instruction, family, scenario "
+            "label, start URL), built from a whitelist and verified in strict mode per task and "
+            f"per attempt ({manifest.firewall.verified} verified, "
+            f"{len(manifest.firewall.blocked)} blocked). "
+            "The scenario label can suggest the outcome",
+        ),
+        (
+            "scoring_input",
+            "Scoring input",
+            f"only the end state read back from the {env.kind} environment after each attempt; "
+            f"agent messages and claims recorded, never scored ({false_success} of "
+            f"{len(claims)} attempts claimed success without passing)",
+        ),
+        (
+            "unmeasurable",
+            "Unmeasurable tasks",
+            f"{summary.unmeasurable} of {summary.tasks} headline attempts unmeasurable "
+            f"({unmeasurable}), counted as zero",
+        ),
+        (
+            "isolation",
+            "State isolation",
+            "every attempt had a fresh episode (its own state) and a fresh browser context; "
+            f"{manifest.limits.workers} worker(s) shared one browser process and one environment; "
+            f"environment fingerprint {env.fingerprint[:16]}…"
+            + (f", world {env.world_id} ({(env.world_hash or '')[:12]}…)" if env.world_id else "")
+            + (f", clock pinned at {env.pinned_clock}" if env.pinned_clock else ""),
+        ),
+        ("build", "Build", manifest.build.describe()),
+        (
+            "judge",
+            "Judge variance and replication",
+            f"{judge_text(manifest.judge, records)}; {replication_text(summary)}",
         ),
     ]
     return Disclosure(items=[DisclosureItem(key=k, title=t, text=x) for k, t, x in items])

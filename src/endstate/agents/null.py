@@ -1,0 +1,22 @@
+"""The null agent: does nothing. Every report can show this floor."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from endstate.agents.base import AgentOutcome, AttemptContext
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+
+class NullAgent:
+    kind = "null"
+    name = "null"
+    scored = True
+
+    def config(self) -> dict[str, Any]:
+        return {}
+
+    async def attempt(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
+        return AgentOutcome(claim="none", final_message=None, steps=0)

@@ -1,0 +1,1 @@
+"""Runs: the runner, the run directory (manifest, records, traces) and pins."""

@@ -1,0 +1,55 @@
+"""What the runner needs from an environment: episodes, end states, a fingerprint.
+
+An environment sees only the public side of a task (to pick the scenario and start page);
+the grading side never leaves the harness.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from endstate.corpus.model import PublicTask
+from endstate.firewall import EpisodeBinding
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+
+class EpisodeHandle(BaseModel):
+    """One fresh environment state for one attempt."""
+
+    model_config = ConfigDict(frozen=True)
+
+    episode_id: str
+    binding: EpisodeBinding = Field(description="How the task's start URL is filled.")
+    start_urls: dict[str, str] = Field(default_factory=dict, description="Per system.")
+
+
+class EnvironmentInfo(BaseModel):
+    kind: str
+    fingerprint: str
+    world_id: str | None = None
+    world_hash: str | None = None
+    pinned_clock: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class StateUnavailable(Exception):
+    """The end state could not be read: the attempt is unmeasurable."""
+
+
+class Environment(Protocol):
+    kind: str
+    needs_harness_browser: bool
+
+    def info(self) -> EnvironmentInfo: ...
+
+    async def open_episode(self, task: PublicTask, key: str) -> EpisodeHandle: ...
+
+    async def read_state(self, episode: EpisodeHandle, page: Page | None) -> dict[str, Any]:
+        """The episode's state document; raise StateUnavailable if it cannot be read."""
+        ...
+
+    async def close_episode(self, episode: EpisodeHandle) -> None: ...

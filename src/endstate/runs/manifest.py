@@ -1,0 +1,121 @@
+"""The run manifest: every pin a reader needs to reproduce or compare a number.
+
+A later run given this manifest as `--pin` refuses to start when any pinned value differs.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import socket
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from endstate.build import BuildInfo
+from endstate.records import JudgeIdentity
+from endstate.report.disclosure import DisclosureItem
+
+SCHEMA_VERSION = 1
+
+
+class CorpusPin(BaseModel):
+    name: str
+    root: str
+    tree_hash: str
+    files: dict[str, str] = Field(description="sha256 per task file")
+    vendored: bool
+    imported_at: str | None = None
+
+
+class AgentPin(BaseModel):
+    spec: str = Field(description="As given on the command line, e.g. `llm:MODEL`.")
+    kind: str
+    name: str
+    config: dict[str, Any] = Field(default_factory=dict)
+    scored: bool = Field(description="False for validation agents (replay).")
+
+
+class EnvironmentPin(BaseModel):
+    kind: str
+    fingerprint: str = Field(description="Structural fingerprint of the environment's pages.")
+    world_id: str | None = None
+    world_hash: str | None = None
+    pinned_clock: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class HostFacts(BaseModel):
+    hostname: str
+    platform: str
+    python: str
+    cpus: int | None
+    browser: str | None = None
+
+    @classmethod
+    def here(cls, browser: str | None = None) -> HostFacts:
+        return cls(
+            hostname=socket.gethostname(),
+            platform=platform.platform(),
+            python=platform.python_version(),
+            cpus=os.cpu_count(),
+            browser=browser,
+        )
+
+
+class FirewallSummary(BaseModel):
+    verified: int
+    blocked: dict[str, str] = Field(default_factory=dict, description="task id -> reason")
+
+
+class RunLimits(BaseModel):
+    attempts: int
+    workers: int
+    max_steps: int
+    time_limit: float
+
+
+class Manifest(BaseModel):
+    """Everything pinned for one run, written before the first attempt and completed after."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    mode: Literal["scored", "validation"]
+    created_at: str
+    finished_at: str | None = None
+    corpus: CorpusPin
+    tasks: list[str] = Field(description="Task ids in the run, after any selection.")
+    selection: str | None = Field(default=None, description="The --tasks filter, if any.")
+    build: BuildInfo
+    agent: AgentPin
+    judge: JudgeIdentity | None = None
+    environment: EnvironmentPin
+    limits: RunLimits
+    seed: int
+    firewall: FirewallSummary
+    host: HostFacts
+    disclosure: list[DisclosureItem] = Field(default_factory=list)
+
+
+def pin_mismatches(pin: Manifest, current: Manifest) -> list[str]:
+    """What differs between a pinned manifest and the run about to start."""
+    out: list[str] = []
+
+    def differ(what: str, a: object, b: object) -> None:
+        if a != b:
+            out.append(f"{what}: pinned {a!r}, now {b!r}")
+
+    differ("corpus tree hash", pin.corpus.tree_hash, current.corpus.tree_hash)
+    differ("build version", pin.build.version, current.build.version)
+    differ("build revision", pin.build.revision, current.build.revision)
+    differ("build dirty flag", pin.build.dirty, current.build.dirty)
+    differ("image digest", pin.build.image_digest, current.build.image_digest)
+    differ("environment kind", pin.environment.kind, current.environment.kind)
+    differ("environment fingerprint", pin.environment.fingerprint, current.environment.fingerprint)
+    differ("world hash", pin.environment.world_hash, current.environment.world_hash)
+    differ("pinned clock", pin.environment.pinned_clock, current.environment.pinned_clock)
+    differ("agent", pin.agent.model_dump(), current.agent.model_dump())
+    differ("judge", pin.judge, current.judge)
+    differ("attempts per task", pin.limits.attempts, current.limits.attempts)
+    differ("seed", pin.seed, current.seed)
+    return out

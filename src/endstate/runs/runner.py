@@ -1,0 +1,198 @@
+"""The runner: every (task, attempt) on a fresh episode and a fresh browser context.
+
+Whatever the agent does — finishes, crashes, stalls, hits a limit — the end state is read
+back from the environment and scored. Only an end state that cannot be read makes an
+attempt unmeasurable. Parallel workers share one browser process and one environment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from endstate import firewall
+from endstate.agents.base import Agent, AgentOutcome, AttemptContext
+from endstate.corpus.model import Task
+from endstate.records import AttemptFacts, TaskRecord
+from endstate.runs.environment import Environment, EpisodeHandle
+from endstate.runs.store import RunStore
+from endstate.scoring.judge import Judge
+from endstate.scoring.task_score import blocked, score_task, unmeasurable
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, BrowserContext, Page
+
+
+@dataclass
+class RunPlan:
+    tasks: list[Task]
+    attempts: int
+    workers: int
+    max_steps: int
+    time_limit: float
+    blocked: dict[str, str] = field(default_factory=dict)
+
+    def pairs(self) -> list[tuple[Task, str]]:
+        return [(t, str(a)) for a in range(1, self.attempts + 1) for t in self.tasks]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class Runner:
+    def __init__(
+        self,
+        plan: RunPlan,
+        env: Environment,
+        agent: Agent,
+        store: RunStore,
+        judge: Judge | None = None,
+        browser: Browser | None = None,
+        cdp_endpoint: str | None = None,
+        on_record: Callable[[TaskRecord], None] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.env = env
+        self.agent = agent
+        self.store = store
+        self.judge = judge
+        self.browser = browser
+        self.cdp_endpoint = cdp_endpoint
+        self.on_record = on_record
+
+    async def execute(self, done: set[tuple[str, str]]) -> None:
+        """Run every attempt not already in `done`, with at most `workers` at a time."""
+        queue: asyncio.Queue[tuple[Task, str]] = asyncio.Queue()
+        for task, attempt in self.plan.pairs():
+            if (task.id, attempt) not in done:
+                queue.put_nowait((task, attempt))
+
+        async def worker() -> None:
+            while True:
+                try:
+                    task, attempt = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                record = await self.attempt(task, attempt)
+                self.store.append(record)
+                if self.on_record:
+                    self.on_record(record)
+
+        await asyncio.gather(*(worker() for _ in range(max(1, self.plan.workers))))
+
+    async def attempt(self, task: Task, attempt: str) -> TaskRecord:
+        if task.id in self.plan.blocked:
+            return blocked(task, attempt, self.plan.blocked[task.id], self.judge)
+        started = time.monotonic()
+        started_at = _now()
+        try:
+            episode = await self.env.open_episode(task.public, f"{task.id}#{attempt}")
+        except Exception as exc:
+            return unmeasurable(
+                task, attempt, f"environment could not open an episode: {exc}", self.judge
+            )
+        context: BrowserContext | None = None
+        try:
+            verdict = firewall.verify(task, binding=episode.binding)
+            if verdict.status == "blocked":
+                return blocked(task, attempt, verdict.reason or "blocked", self.judge)
+            projection = firewall.project(task, episode.binding)
+            trace_dir = self.store.trace_dir(task.id, attempt)
+            ctx = AttemptContext(
+                projection=projection,
+                start_urls=episode.start_urls,
+                cdp_endpoint=self.cdp_endpoint,
+                max_steps=self.plan.max_steps,
+                time_limit=self.plan.time_limit,
+                trace_dir=trace_dir,
+            )
+            page: Page | None = None
+            if self.browser is not None:
+                context = await self.browser.new_context()
+                page = await context.new_page()
+                if projection.start_url:
+                    await _goto(page, projection.start_url)
+            outcome = await self._run_agent(ctx, page)
+            attempt_seconds = time.monotonic() - started
+            _write_trace(trace_dir, outcome)
+            facts = AttemptFacts(
+                claim=outcome.claim,
+                final_message=outcome.final_message,
+                agent_error=outcome.error,
+                steps=outcome.steps,
+                prompt_tokens=outcome.tokens.prompt if outcome.tokens else None,
+                completion_tokens=outcome.tokens.completion if outcome.tokens else None,
+                episode_id=episode.episode_id,
+                started_at=started_at,
+                attempt_seconds=round(attempt_seconds, 3),
+            )
+            return await self._score(task, attempt, episode, page, facts)
+        finally:
+            if context is not None:
+                await _quietly(context.close())
+            await _quietly(self.env.close_episode(episode))
+
+    async def _run_agent(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
+        try:
+            # The agent's own limit is enforced here too: a stalled agent cannot hold a worker.
+            return await asyncio.wait_for(self.agent.attempt(ctx, page), timeout=ctx.time_limit + 5)
+        except TimeoutError:
+            return AgentOutcome(claim="timeout", error=f"stopped at the {ctx.time_limit:g}s limit")
+        except Exception as exc:
+            return AgentOutcome(claim="error", error=f"agent crashed: {type(exc).__name__}: {exc}")
+
+    async def _score(
+        self,
+        task: Task,
+        attempt: str,
+        episode: EpisodeHandle,
+        page: Page | None,
+        facts: AttemptFacts,
+    ) -> TaskRecord:
+        source = f"{self.env.kind}:episode/{episode.episode_id}"
+        try:
+            state = await self.env.read_state(episode, page)
+        except Exception as exc:
+            record = unmeasurable(task, attempt, f"end state unreadable: {exc}", self.judge, source)
+            return record.model_copy(update={"facts": facts})
+        began = time.monotonic()
+        record = await asyncio.to_thread(score_task, task, state, attempt, self.judge, source)
+        facts = facts.model_copy(update={"scoring_seconds": round(time.monotonic() - began, 3)})
+        return record.model_copy(update={"facts": facts})
+
+
+async def _goto(page: Page, url: str) -> None:
+    # The agent sees whatever loaded; the end state is read regardless.
+    with contextlib.suppress(Exception):
+        await page.goto(url, wait_until="domcontentloaded", timeout=30_000)
+
+
+async def _quietly(awaitable: Any) -> None:
+    with contextlib.suppress(Exception):
+        await awaitable
+
+
+def _write_trace(trace_dir: Any, outcome: AgentOutcome) -> None:
+    (trace_dir / "actions.json").write_text(
+        json.dumps([a.model_dump() for a in outcome.actions], indent=2, ensure_ascii=False)
+    )
+    (trace_dir / "final.json").write_text(
+        json.dumps(
+            {
+                "claim": outcome.claim,
+                "final_message": outcome.final_message,
+                "error": outcome.error,
+                "steps": outcome.steps,
+                "tokens": outcome.tokens.model_dump() if outcome.tokens else None,
+            },
+            indent=2,
+            ensure_ascii=False,
+        )
+    )
