@@ -1,0 +1,296 @@
+"""The EHR: the prior-auth referral worklist, referral detail with tabs, notes, documents."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from endstate.envs import catalog, denials
+from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
+
+SYSTEM = "ehr"
+PAGE_SIZE = 12
+TABS: tuple[tuple[str, str], ...] = (
+    ("referral", "Referral"),
+    ("diagnoses", "Diagnoses"),
+    ("services", "Services"),
+    ("coverages", "Coverages"),
+    ("documents", "Documents"),
+    ("communications", "Communications"),
+)
+DETERMINATION = "auth-determination"
+_CATEGORIES = dict(catalog.NOTE_CATEGORIES)
+
+
+def _int(value: str | None, default: int) -> int:
+    return int(value) if value and value.isdigit() else default
+
+
+@endpoint(SYSTEM)
+async def home(ctx: Ctx) -> Response:
+    return redirect("/worklist")
+
+
+@endpoint(SYSTEM)
+async def worklist(ctx: Ctx) -> Response:
+    show = "cleared" if ctx.request.query_params.get("show") == "cleared" else "open"
+    rows = ctx.db.rows(
+        "SELECT r.*, p.first, p.last, p.dob, pl.name AS plan_name FROM referrals r "
+        "JOIN patients p ON p.mrn = r.mrn JOIN coverages c ON c.id = r.coverage_id "
+        "JOIN plans pl ON pl.id = c.plan_id WHERE r.worklist_status = ? "
+        "ORDER BY r.appointment, r.id",
+        (show,),
+    )
+    pages = max(1, -(-len(rows) // PAGE_SIZE))
+    page = min(max(1, _int(ctx.request.query_params.get("page"), 1)), pages)
+    cleared = ctx.request.query_params.get("cleared", "")
+    return ctx.render(
+        "ehr/worklist.html",
+        rows=rows[(page - 1) * PAGE_SIZE : page * PAGE_SIZE],
+        page=page,
+        pages=pages,
+        total=len(rows),
+        show=show,
+        today=ctx.runtime.world.clock,
+        toast=f"{cleared} cleared from the worklist"
+        if re.fullmatch(r"REF-[\d-]+", cleared)
+        else "",
+    )
+
+
+def _can_clear(ctx: Ctx, referral_id: str) -> bool:
+    found = ctx.db.row(
+        "SELECT 1 FROM notes WHERE subject_type = 'referral' AND subject_id = ? AND category = ?",
+        (referral_id, DETERMINATION),
+    )
+    return found is not None
+
+
+def _portal_url(ctx: Ctx, system: str | None, next_path: str = "") -> str:
+    base = ctx.runtime.base_urls.get(system or "")
+    if not base or system is None:
+        return ""
+    url = f"{base}/start?t={ctx.episode.start_tokens[system]}"
+    return url + (f"&next={next_path}" if next_path else "")
+
+
+def _referral_page(
+    ctx: Ctx,
+    referral_id: str,
+    tab: str,
+    *,
+    status: int = 200,
+    errors: dict[str, str] | None = None,
+    form: dict[str, str] | None = None,
+    clear_error: str = "",
+) -> Response:
+    ref = ctx.db.row("SELECT * FROM referrals WHERE id = ?", (referral_id,))
+    if ref is None:
+        ctx.event("page.not_found", {"referral_id": referral_id}, accepted=False)
+        return ctx.render(
+            "message.html",
+            status=404,
+            view=False,
+            title="Referral not found",
+            message=f"No referral {referral_id} exists.",
+        )
+    if tab not in dict(TABS):
+        tab = "referral"
+    if ctx.request.method == "GET":
+        ctx.event("tab.open", {"referral_id": referral_id, "tab": tab})
+    patient = ctx.db.row("SELECT * FROM patients WHERE mrn = ?", (ref["mrn"],))
+    values: dict[str, Any] = {
+        "ref": ref,
+        "patient": patient,
+        "tab": tab,
+        "tabs": TABS,
+        "tab_label": dict(TABS)[tab],
+        "can_clear": _can_clear(ctx, referral_id),
+        "clear_error": clear_error,
+        "errors": errors or {},
+        "form": form or {},
+        "toast": "Note saved" if ctx.request.query_params.get("saved") == "note" else "",
+    }
+    if tab == "referral":
+        values["provider"] = ctx.db.row(
+            "SELECT * FROM providers WHERE npi = ?", (ref["provider_npi"],)
+        )
+        values["referring"] = ctx.db.row(
+            "SELECT * FROM providers WHERE npi = ?", (ref["referring_npi"],)
+        )
+    elif tab == "diagnoses":
+        values["diagnoses"] = ctx.db.rows(
+            "SELECT * FROM referral_diagnoses WHERE referral_id = ? ORDER BY seq", (referral_id,)
+        )
+    elif tab == "services":
+        values["services"] = ctx.db.rows(
+            "SELECT * FROM referral_services WHERE referral_id = ? ORDER BY seq", (referral_id,)
+        )
+    elif tab == "coverages":
+        values["coverages"] = ctx.db.rows(
+            "SELECT c.*, pl.name AS plan_name, pl.payer FROM coverages c "
+            "JOIN plans pl ON pl.id = c.plan_id WHERE c.mrn = ? ORDER BY c.rank, c.effective DESC",
+            (ref["mrn"],),
+        )
+        plans = ctx.db.rows(
+            "SELECT DISTINCT pl.* FROM plans pl JOIN coverages c ON c.plan_id = pl.id "
+            "WHERE c.mrn = ? ORDER BY pl.name",
+            (ref["mrn"],),
+        )
+        values["plans"] = [dict(p) | {"portal_url": _portal_url(ctx, p["portal"])} for p in plans]
+    elif tab == "documents":
+        values["documents"] = ctx.db.rows(
+            "SELECT * FROM documents WHERE mrn = ? ORDER BY date DESC, id", (ref["mrn"],)
+        )
+        values["kinds"] = catalog.DOCUMENT_KINDS
+        values["fax_url"] = _portal_url(ctx, "fax", f"/compose?mrn={ref['mrn']}")
+    elif tab == "communications":
+        values["notes"] = ctx.db.rows(
+            "SELECT * FROM notes WHERE subject_type = 'referral' AND subject_id = ? "
+            "ORDER BY id DESC",
+            (referral_id,),
+        )
+        values["category_labels"] = _CATEGORIES
+    return ctx.render("ehr/referral.html", status=status, **values)
+
+
+@endpoint(SYSTEM)
+async def referral(ctx: Ctx) -> Response:
+    return _referral_page(
+        ctx, ctx.request.path_params["rid"], ctx.request.query_params.get("tab", "referral")
+    )
+
+
+@endpoint(SYSTEM)
+async def add_note(ctx: Ctx) -> Response:
+    rid = ctx.request.path_params["rid"]
+    if ctx.db.row("SELECT 1 FROM referrals WHERE id = ?", (rid,)) is None:
+        return _referral_page(ctx, rid, "communications")
+    form = {k: ctx.field(k) for k in ("subject", "category", "body")}
+    errors: dict[str, str] = {}
+    if not form["subject"]:
+        errors["subject"] = "Enter a subject."
+    elif len(form["subject"]) > 200:
+        errors["subject"] = "Subject must be 200 characters or fewer."
+    if form["category"] not in _CATEGORIES:
+        errors["category"] = "Choose a category."
+    if not form["body"]:
+        errors["body"] = "Enter the note text."
+    elif len(form["body"]) > 5000:
+        errors["body"] = "Note must be 5000 characters or fewer."
+    if errors:
+        ctx.event("note.invalid", {"referral_id": rid, "errors": sorted(errors)}, accepted=False)
+        return _referral_page(ctx, rid, "communications", status=422, errors=errors, form=form)
+    detail = {"referral_id": rid, "category": form["category"]}
+    with ctx.db.change(system=SYSTEM, page=ctx.page, kind="note.add", detail=detail) as c:
+        c.execute(
+            "INSERT INTO notes (system, subject_type, subject_id, category, subject, body, "
+            "author, created_at) VALUES (?, 'referral', ?, ?, ?, ?, ?, ?)",
+            (
+                SYSTEM,
+                rid,
+                form["category"],
+                form["subject"],
+                form["body"],
+                "J. Rivera",
+                ctx.db.clock,
+            ),
+        )
+    return redirect(f"/referrals/{rid}?tab=communications&saved=note")
+
+
+@endpoint(SYSTEM)
+async def clear(ctx: Ctx) -> Response:
+    rid = ctx.request.path_params["rid"]
+    ref = ctx.db.row("SELECT worklist_status FROM referrals WHERE id = ?", (rid,))
+    if ref is None:
+        return _referral_page(ctx, rid, "referral")
+    if ref["worklist_status"] == "cleared":
+        ctx.event(
+            "worklist.clear_refused", {"referral_id": rid, "reason": "already cleared"}, False
+        )
+        return _referral_page(
+            ctx, rid, "referral", status=409, clear_error="This referral is already cleared."
+        )
+    if not _can_clear(ctx, rid):
+        ctx.event(
+            "worklist.clear_refused", {"referral_id": rid, "reason": "no determination"}, False
+        )
+        return _referral_page(
+            ctx,
+            rid,
+            "referral",
+            status=409,
+            clear_error="Add an authorization determination note before clearing this referral.",
+        )
+    with ctx.db.change(
+        system=SYSTEM, page=ctx.page, kind="worklist.clear", detail={"referral_id": rid}
+    ) as c:
+        c.execute("UPDATE referrals SET worklist_status = 'cleared' WHERE id = ?", (rid,))
+    return redirect(f"/worklist?cleared={rid}")
+
+
+@endpoint(SYSTEM)
+async def document(ctx: Ctx) -> Response:
+    did = ctx.request.path_params["did"]
+    doc = ctx.db.row("SELECT * FROM documents WHERE id = ?", (did,))
+    if doc is None:
+        ctx.event("page.not_found", {"document_id": did}, accepted=False)
+        return ctx.render(
+            "message.html",
+            status=404,
+            view=False,
+            title="Document not found",
+            message=f"No document {did} exists.",
+        )
+    ctx.event("document.view", {"document_id": did})
+    patient = ctx.db.row("SELECT * FROM patients WHERE mrn = ?", (doc["mrn"],))
+    back = (
+        f"/referrals/{doc['related_id']}?tab=documents"
+        if (doc["related_id"] or "").startswith("REF-")
+        else ""
+    )
+    return ctx.render("ehr/document.html", doc=doc, patient=patient, back=back)
+
+
+@endpoint(SYSTEM)
+async def download(ctx: Ctx) -> Response:
+    did = ctx.request.path_params["did"]
+    doc = ctx.db.row("SELECT * FROM documents WHERE id = ?", (did,))
+    if doc is None:
+        ctx.event("page.not_found", {"document_id": did}, accepted=False)
+        return Response("Document not found", status_code=404, media_type="text/plain")
+    ctx.event("document.download", {"document_id": did})
+    return Response(
+        document_bytes(doc["text"]),
+        media_type="text/plain; charset=utf-8",
+        headers={
+            "Content-Disposition": f'attachment; filename="{download_name(did, doc["title"])}"'
+        },
+    )
+
+
+def document_bytes(text: str) -> bytes:
+    """The exact bytes a download serves: uploads are matched back to documents by hash."""
+    return text.encode("utf-8")
+
+
+def download_name(doc_id: str, title: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    return f"{doc_id}-{slug}.txt"
+
+
+ROUTES = [
+    Route("/start", start_endpoint(SYSTEM, "/worklist")),
+    Route("/", home),
+    Route("/worklist", worklist),
+    Route("/referrals/{rid}", referral),
+    Route("/referrals/{rid}/notes", add_note, methods=["POST"]),
+    Route("/referrals/{rid}/clear", clear, methods=["POST"]),
+    Route("/documents/{did}", document),
+    Route("/documents/{did}/download", download),
+    *denials.ROUTES,
+]

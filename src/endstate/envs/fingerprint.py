@@ -1,0 +1,151 @@
+"""A structural fingerprint of the pages: routes, forms, field names and ARIA roles.
+
+It is taken from pages rendered for a throw-away probe episode and keeps only structure
+(never data, nonces or row counts), so it changes when a page's controls change and not
+when the world's records do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+from html.parser import HTMLParser
+from typing import Any
+
+import httpx
+from starlette.applications import Starlette
+from starlette.routing import BaseRoute, Mount, Route
+
+from endstate.envs.runtime import Runtime
+
+FINGERPRINT_VERSION = 1
+_IDS = (
+    (re.compile(r"REF-\d{4}-\d{4}"), "{referral}"),
+    (re.compile(r"DOC-\d{5}"), "{document}"),
+    (re.compile(r"MRN\d{8}"), "{mrn}"),
+    (re.compile(r"CLM\d{9}"), "{claim}"),
+    (re.compile(r"(PA|FX)-[A-Z0-9]{8,10}"), "{number}"),
+)
+
+
+def _generic(text: str) -> str:
+    for pattern, token in _IDS:
+        text = pattern.sub(token, text)
+    return text
+
+
+class _Structure(HTMLParser):
+    """Collects forms with their fields, and the set of roles and controls on a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: list[dict[str, Any]] = []
+        self.roles: set[str] = set()
+        self._form: dict[str, Any] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if "role" in a:
+            self.roles.add(a["role"])
+        if tag == "form":
+            self._form = {
+                "method": a.get("method", "get").lower(),
+                "action": _generic(a.get("action", "")),
+                "fields": [],
+            }
+            self.forms.append(self._form)
+        elif tag in ("input", "select", "textarea", "button") and self._form is not None:
+            name = a.get("name", "")
+            default = {"input": "text", "button": "submit"}.get(tag, tag)
+            if name or tag == "button":
+                field = f"{tag}:{a.get('type', default)}:{_generic(name)}"
+                if field not in self._form["fields"]:
+                    self._form["fields"].append(field)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self._form = None
+
+
+def _routes(routes: list[BaseRoute]) -> list[str]:
+    out: list[str] = []
+    for r in routes:
+        if isinstance(r, Route):
+            out.append(f"{','.join(sorted((r.methods or set()) - {'HEAD'}))} {r.path}")
+        elif isinstance(r, Mount):
+            out.append(f"MOUNT {r.path}")
+    return sorted(out)
+
+
+def _page(html: str) -> dict[str, Any]:
+    parsed = _Structure()
+    parsed.feed(html)
+    return {
+        "forms": sorted(parsed.forms, key=lambda f: json.dumps(f, sort_keys=True)),
+        "roles": sorted(parsed.roles),
+    }
+
+
+async def fingerprint(runtime: Runtime, apps: dict[str, Starlette]) -> dict[str, Any]:
+    """Render each system's main pages for a probe episode and hash their structure."""
+    episode = runtime.open_episode(seed=0, episode_id=f"probe-{secrets.token_hex(6)}")
+    try:
+        world = runtime.world
+        referral = world.referrals[0]
+        doc = next(d for d in world.documents if d.mrn == referral.mrn)
+        plan = next(p for p in world.plans if p.portal == "payer_a")
+        probes: dict[str, list[str]] = {
+            "ehr": [
+                "/worklist",
+                *(
+                    f"/referrals/{referral.id}?tab={t}"
+                    for t in (
+                        "referral",
+                        "diagnoses",
+                        "services",
+                        "coverages",
+                        "documents",
+                        "communications",
+                    )
+                ),
+                f"/documents/{doc.id}",
+                "/denials",
+                *(f"/denials/{world.denials[0].claim_id}?tab={t}" for t in ("claim", "remittance")),
+            ],
+            "payer_a": ["/login", "/dashboard", "/prior-auth/new", "/prior-auth", "/policies"],
+            "fax": [f"/compose?mrn={referral.mrn}", "/sent"],
+        }
+        systems: dict[str, Any] = {}
+        for system, app in apps.items():
+            transport = httpx.ASGITransport(app=app)
+            base = runtime.base_urls.get(system, "http://probe")
+            async with httpx.AsyncClient(transport=transport, base_url=base) as client:
+                await client.get(f"/start?t={episode.start_tokens[system]}")
+                pages: dict[str, Any] = {}
+                for path in probes.get(system, []):
+                    if system == "payer_a" and path == "/dashboard":
+                        await _login(client, plan.portal_username or "", plan.portal_password or "")
+                    response = await client.get(path)
+                    pages[_generic(path)] = {"status": response.status_code} | _page(response.text)
+            systems[system] = {"routes": _routes(app.routes), "pages": pages}
+    finally:
+        runtime.close_episode(episode.id)
+    # Whether controls carry data-testid is structure too; their values follow the data.
+    body = {"version": FINGERPRINT_VERSION, "testids": runtime.testids, "systems": systems}
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+    return body | {"sha256": digest}
+
+
+async def _login(client: httpx.AsyncClient, username: str, password: str) -> None:
+    page = await client.get("/login")
+    found = re.search(r'name="_nonce" value="([^"]+)"', page.text)
+    await client.post(
+        "/login",
+        data={
+            "_nonce": found.group(1) if found else "",
+            "username": username,
+            "password": password,
+        },
+    )

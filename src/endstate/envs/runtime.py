@@ -1,0 +1,126 @@
+"""Server-side bookkeeping shared by every system: episodes, browser sessions and nonces.
+
+Nothing here is visible to the agent except through cookies it cannot forge: a session id
+is a random token bound to one episode and one system, and a nonce is a random token bound
+to the session and the page that rendered it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from endstate.envs.store import EpisodeDB
+from endstate.envs.world import World
+
+SYSTEMS: tuple[str, ...] = ("ehr", "payer_a", "fax")
+NONCES_PER_SESSION = 64
+_EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I look-alikes
+
+
+@dataclass
+class Session:
+    sid: str
+    episode_id: str
+    system: str
+    user: str | None = None  # the portal account logged in through this session, if any
+    nonces: dict[str, str] = field(default_factory=dict)  # nonce -> page that issued it
+
+    def issue_nonce(self, page: str) -> str:
+        value = secrets.token_urlsafe(18)
+        self.nonces[value] = page
+        while len(self.nonces) > NONCES_PER_SESSION:  # oldest pages expire first
+            del self.nonces[next(iter(self.nonces))]
+        return value
+
+    def take_nonce(self, value: str | None) -> str | None:
+        """Consume a nonce (single use); the page that issued it, or None if invalid."""
+        if not value:
+            return None
+        return self.nonces.pop(value, None)
+
+
+@dataclass
+class Episode:
+    id: str
+    seed: int
+    db: EpisodeDB
+    secret: bytes
+    start_tokens: dict[str, str]
+
+    def code(self, label: str, n: int, length: int = 10) -> str:
+        """An identifier derived from the episode seed: deterministic, not guessable without it."""
+        digest = hmac.new(self.secret, f"{label}:{n}".encode(), hashlib.sha256).digest()
+        return "".join(_CODE_ALPHABET[b % len(_CODE_ALPHABET)] for b in digest[:length])
+
+
+class Runtime:
+    """All live episodes and sessions of one running suite."""
+
+    def __init__(self, world: World, template: Path, data_dir: Path, testids: bool) -> None:
+        self.world = world
+        self.template = template
+        self.data_dir = data_dir
+        self.testids = testids
+        self.episodes: dict[str, Episode] = {}
+        self.sessions: dict[str, Session] = {}
+        self.base_urls: dict[str, str] = {}  # system -> http://host:port, set once bound
+        # Uploaded files are matched back to chart documents by the bytes a download serves.
+        self.document_hashes = {
+            hashlib.sha256(d.text.encode("utf-8")).hexdigest(): d.id for d in world.documents
+        }
+        self._start: dict[str, tuple[str, str]] = {}  # start token -> (episode id, system)
+
+    def open_episode(self, seed: int | None = None, episode_id: str | None = None) -> Episode:
+        if seed is None:
+            seed = secrets.randbits(63)
+        if episode_id is None:
+            episode_id = f"ep-{secrets.token_hex(8)}"
+        if not _EPISODE_ID.match(episode_id):
+            raise ValueError(f"episode id {episode_id!r}: use letters, digits, '.', '_' or '-'")
+        if episode_id in self.episodes:
+            raise ValueError(f"episode id {episode_id!r} is already open")
+        path = self.data_dir / f"{episode_id}.sqlite"
+        db = EpisodeDB.create(self.template, path, self.world.clock)
+        secret = hashlib.sha256(f"{self.world.sha256}:{seed}".encode()).digest()
+        tokens = {system: secrets.token_urlsafe(24) for system in SYSTEMS}
+        episode = Episode(episode_id, seed, db, secret, tokens)
+        self.episodes[episode_id] = episode
+        for system, token in tokens.items():
+            self._start[token] = (episode_id, system)
+        return episode
+
+    def close_episode(self, episode_id: str) -> None:
+        episode = self.episodes.pop(episode_id)
+        for token in episode.start_tokens.values():
+            self._start.pop(token, None)
+        for sid in [s.sid for s in self.sessions.values() if s.episode_id == episode_id]:
+            del self.sessions[sid]
+        episode.db.close()
+        episode.db.path.unlink(missing_ok=True)
+
+    def start_session(self, system: str, token: str, current: Session | None) -> Session | None:
+        """Bind a browser to an episode from its start URL (keeps a session already bound)."""
+        target = self._start.get(token)
+        if target is None or target[1] != system:
+            return None
+        if current is not None and current.episode_id == target[0]:
+            return current
+        session = Session(secrets.token_urlsafe(24), target[0], system)
+        self.sessions[session.sid] = session
+        return session
+
+    def session(self, system: str, sid: str | None) -> Session | None:
+        found = self.sessions.get(sid or "")
+        if found is None or found.system != system or found.episode_id not in self.episodes:
+            return None
+        return found
+
+    def close_all(self) -> None:
+        for episode_id in list(self.episodes):
+            self.close_episode(episode_id)

@@ -1,0 +1,244 @@
+"""The embedded suite in one process: each system on its own loopback port, plus grading.
+
+All servers share one event loop in a background thread, so every database touch happens
+on that thread, one request at a time; the Python API talks to the grading channel over
+HTTP exactly as an out-of-process runner would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import httpx
+import uvicorn
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from endstate.envs import ehr, fax, payer_a
+from endstate.envs.fingerprint import fingerprint
+from endstate.envs.grading import grading_app
+from endstate.envs.runtime import SYSTEMS, Runtime
+from endstate.envs.store import template_path
+from endstate.envs.web import STATIC, cookie_name, make_env, page_of, plain_page
+from endstate.envs.world import DEFAULT_CLOCK, DEFAULT_SEED, World, generate_world
+
+NO_TESTIDS_ENV = "ENDSTATE_NO_TESTIDS"
+_ROUTES: dict[str, list[BaseRoute]] = {
+    "ehr": list(ehr.ROUTES),
+    "payer_a": list(payer_a.ROUTES),
+    "fax": list(fax.ROUTES),
+}
+
+
+def system_app(system: str, runtime: Runtime, testids: bool) -> Starlette:
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 404
+        session = runtime.session(system, request.cookies.get(cookie_name(system)))
+        if session is not None:  # probing for hidden routes is itself worth recording
+            runtime.episodes[session.episode_id].db.event(
+                system=system,
+                page=page_of(request),
+                kind="page.not_found",
+                detail={"method": request.method, "status": status},
+                accepted=False,
+            )
+        title = "Page not found" if status == 404 else "Not allowed"
+        return plain_page(request, status, title, "There is no such page here.")
+
+    async def favicon(request: Request) -> Response:
+        return Response(status_code=204)  # browsers ask on every origin; not an agent action
+
+    app = Starlette(
+        routes=[
+            *_ROUTES[system],
+            Route("/favicon.ico", favicon),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        exception_handlers={404: not_found, 405: not_found},
+    )
+    app.state.runtime = runtime
+    app.state.env = make_env(testids)
+    app.state.system = system
+    return app
+
+
+@dataclass(frozen=True)
+class EpisodeInfo:
+    id: str
+    seed: int
+    start_urls: dict[str, str]
+    created_ms: float
+
+
+def _bind(host: str, port: int = 0) -> socket.socket:
+    # An explicit IPPROTO_TCP lets asyncio set TCP_NODELAY on accepted connections; without
+    # it every response with a body waits ~40 ms on a delayed ACK.
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+class EmbeddedSuite:
+    """A running embedded suite. Create with `EmbeddedSuite.start(...)`; stop with `.stop()`."""
+
+    def __init__(
+        self,
+        world: World,
+        runtime: Runtime,
+        host: str,
+        token: str,
+        ports: Mapping[str, int],
+        owned_dir: Path | None,
+    ) -> None:
+        self.world = world
+        self.runtime = runtime
+        self.token = token
+        self._owned_dir = owned_dir
+        self._sockets = {name: _bind(host, ports.get(name, 0)) for name in (*SYSTEMS, "grading")}
+        url_host = f"[{host}]" if ":" in host else host
+        self.urls = {
+            name: f"http://{url_host}:{sock.getsockname()[1]}"
+            for name, sock in self._sockets.items()
+        }
+        self.grading_url = self.urls.pop("grading")
+        runtime.base_urls.update(self.urls)
+        self.apps = {s: system_app(s, runtime, runtime.testids) for s in SYSTEMS}
+
+        async def take_fingerprint() -> dict[str, Any]:
+            return await fingerprint(runtime, self.apps)
+
+        everything = {**self.apps, "grading": grading_app(runtime, token, take_fingerprint)}
+        self._servers = {
+            name: uvicorn.Server(
+                uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+            )
+            for name, app in everything.items()
+        }
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="endstate-envs", daemon=True)
+        self._client = httpx.Client(
+            base_url=self.grading_url, headers={"Authorization": f"Bearer {token}"}, timeout=60
+        )
+
+    @classmethod
+    def start(
+        cls,
+        world_seed: int = DEFAULT_SEED,
+        *,
+        clock: str = DEFAULT_CLOCK,
+        host: str = "127.0.0.1",
+        token: str | None = None,
+        testids: bool | None = None,
+        data_dir: Path | None = None,
+        cache_dir: Path | None = None,
+        ports: Mapping[str, int] | None = None,
+    ) -> EmbeddedSuite:
+        """Generate (or reuse) the world's template and serve every system on its own port.
+
+        `testids=None` keeps data-testid attributes unless $ENDSTATE_NO_TESTIDS is set;
+        `ports` pins ports by system name ("ehr", "payer_a", "fax", "grading"), else free ones.
+        """
+        world = generate_world(world_seed, clock)
+        template = template_path(world, cache_dir)
+        owned = None
+        if data_dir is None:
+            owned = data_dir = Path(tempfile.mkdtemp(prefix="endstate-episodes-"))
+        data_dir.mkdir(parents=True, exist_ok=True)
+        if testids is None:
+            testids = not os.environ.get(NO_TESTIDS_ENV)
+        runtime = Runtime(world, template, data_dir, testids)
+        suite = cls(world, runtime, host, token or secrets.token_urlsafe(32), ports or {}, owned)
+        suite._thread.start()
+        suite._wait_started()
+        return suite
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def _run(self) -> None:
+        async def serve_all() -> None:
+            await asyncio.gather(
+                *(srv.serve(sockets=[self._sockets[n]]) for n, srv in self._servers.items())
+            )
+
+        try:
+            asyncio.run(serve_all())
+        except BaseException as exc:  # surfaced by _wait_started / stop
+            self._error = exc
+
+    def _wait_started(self, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not all(s.started for s in self._servers.values()):
+            if self._error is not None or not self._thread.is_alive():
+                raise RuntimeError(f"embedded suite failed to start: {self._error!r}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("embedded suite did not start in time")
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        for srv in self._servers.values():
+            srv.should_exit = True
+        self._thread.join(timeout=10)
+        self._client.close()
+        for sock in self._sockets.values():
+            sock.close()
+        self.runtime.close_all()
+        if self._owned_dir is not None:
+            shutil.rmtree(self._owned_dir, ignore_errors=True)
+
+    def __enter__(self) -> EmbeddedSuite:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- the harness's side, over the grading channel ------------------------------------
+    def open_episode(self, seed: int | None = None, episode_id: str | None = None) -> EpisodeInfo:
+        body: dict[str, Any] = {}
+        if seed is not None:
+            body["seed"] = seed
+        if episode_id is not None:
+            body["episode_id"] = episode_id
+        response = self._client.post("/episodes", json=body)
+        response.raise_for_status()
+        data = response.json()
+        return EpisodeInfo(data["episode_id"], data["seed"], data["start_urls"], data["created_ms"])
+
+    def state(self, episode_id: str) -> dict[str, Any]:
+        response = self._client.get(f"/episodes/{episode_id}/state")
+        response.raise_for_status()
+        result: dict[str, Any] = response.json()
+        return result
+
+    def close_episode(self, episode_id: str) -> None:
+        self._client.delete(f"/episodes/{episode_id}").raise_for_status()
+
+    def fingerprint(self) -> dict[str, Any]:
+        response = self._client.get("/fingerprint")
+        response.raise_for_status()
+        result: dict[str, Any] = response.json()
+        return result

@@ -1,0 +1,330 @@
+"""Episode state on disk: a template database per world, one file copy per episode.
+
+Reset is a file copy, the end state is the database, and the delta against the template is
+exact. Every accepted write happens in one transaction together with its `events` row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import astuple
+from pathlib import Path
+from typing import Any
+
+from endstate.envs.schema import DDL, DELTA_TABLES, PRIMARY_KEYS, SCHEMA_VERSION
+from endstate.envs.world import World
+
+JSONValue = Any
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "endstate" / "templates"
+
+
+def template_path(world: World, cache_dir: Path | None = None) -> Path:
+    """Build the world's template database once; later calls reuse the cached file."""
+    cache = cache_dir or default_cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    path = cache / f"world-{world.sha256[:24]}-schema{SCHEMA_VERSION}.sqlite"
+    if path.exists():
+        return path
+    fd, tmp = tempfile.mkstemp(dir=cache, suffix=".tmp")
+    os.close(fd)
+    try:
+        conn = sqlite3.connect(tmp)
+        try:
+            conn.executescript(DDL)
+            _load(conn, world)
+            conn.commit()
+        finally:
+            conn.close()
+        os.replace(tmp, path)  # atomic: concurrent builders never see a half-written file
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def _load(conn: sqlite3.Connection, world: World) -> None:
+    def insert(table: str, rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            marks = ",".join("?" * len(rows[0]))
+            conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+
+    meta = {
+        "world_id": world.id,
+        "world_sha256": world.sha256,
+        "world_seed": str(world.seed),
+        "clock": world.clock,
+        "schema_version": str(SCHEMA_VERSION),
+    }
+    insert("meta", sorted(meta.items()))
+    insert("plans", [astuple(p) for p in world.plans])
+    insert("patients", [astuple(p) for p in world.patients])
+    insert("coverages", [astuple(c) for c in world.coverages])
+    insert("providers", [astuple(p) for p in world.providers])
+    insert(
+        "referrals",
+        [
+            (
+                r.id,
+                r.mrn,
+                r.coverage_id,
+                r.department,
+                r.provider_npi,
+                r.referring_npi,
+                r.appointment,
+                r.created,
+                r.urgency,
+                r.reason,
+                r.existing_auth,
+                "open",
+                None,
+                None,
+            )
+            for r in world.referrals
+        ],
+    )
+    insert(
+        "referral_diagnoses",
+        [
+            (r.id, i, d.code, d.description, int(d.primary))
+            for r in world.referrals
+            for i, d in enumerate(r.diagnoses, 1)
+        ],
+    )
+    insert(
+        "referral_services",
+        [
+            (r.id, i, s.cpt, s.description, s.quantity, s.laterality)
+            for r in world.referrals
+            for i, s in enumerate(r.services, 1)
+        ],
+    )
+    insert(
+        "denials",
+        [
+            (
+                d.claim_id,
+                d.mrn,
+                d.coverage_id,
+                d.plan_id,
+                d.provider_npi,
+                d.service_date,
+                d.submitted,
+                d.denied,
+                d.appeal_deadline,
+                d.billed,
+                d.paid,
+                d.patient_responsibility,
+                d.eft_trace,
+                d.delegated_to,
+                json.dumps(d.history),
+                json.dumps(d.notes),
+                "open",
+                None,
+            )
+            for d in world.denials
+        ],
+    )
+    insert(
+        "denial_lines",
+        [
+            (
+                d.claim_id,
+                x.line,
+                x.cpt,
+                x.modifier,
+                x.units,
+                x.billed,
+                x.allowed,
+                x.paid,
+                x.group,
+                x.carc,
+                x.carc_text,
+                json.dumps(x.rarcs),
+            )
+            for d in world.denials
+            for x in d.lines
+        ],
+    )
+    insert(
+        "dme_orders",
+        [
+            (
+                o.id,
+                o.mrn,
+                o.coverage_id,
+                o.hcpcs,
+                o.description,
+                o.quantity,
+                o.ordering_npi,
+                o.supplier,
+                o.supplier_fax,
+                json.dumps(o.required_documents),
+                o.ordered,
+                o.status,
+            )
+            for o in world.dme_orders
+        ],
+    )
+    insert(
+        "documents",
+        [
+            (
+                d.id,
+                d.mrn,
+                d.kind,
+                d.title,
+                d.date,
+                d.author,
+                d.status,
+                int(d.signed),
+                d.version,
+                d.text,
+                d.related_id,
+            )
+            for d in world.documents
+        ],
+    )
+    insert(
+        "payer_rules",
+        [
+            (r.plan_id, r.cpt, r.description, int(r.requires_auth), r.policy_id, r.policy_text)
+            for r in world.payer_rules
+        ],
+    )
+
+
+class EpisodeDB:
+    """One episode's database. Used from a single event-loop thread."""
+
+    def __init__(self, path: Path, template: Path, clock: str) -> None:
+        self.path = path
+        self.template = template
+        self.clock = clock
+        self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+
+    @classmethod
+    def create(cls, template: Path, path: Path, clock: str) -> EpisodeDB:
+        """A fresh episode: a byte copy of the template (the reset is this copy)."""
+        shutil.copyfile(template, path)
+        return cls(path, template, clock)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- reads ---------------------------------------------------------------------------
+    def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        return list(self.conn.execute(sql, params))
+
+    def row(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Row | None:
+        found: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
+        return found
+
+    # -- writes --------------------------------------------------------------------------
+    @contextmanager
+    def change(
+        self, *, system: str, page: str, kind: str, detail: dict[str, JSONValue]
+    ) -> Iterator[sqlite3.Connection]:
+        """A state change and its event, committed together or not at all.
+
+        On any exception the change is rolled back and the exception propagates; the page
+        layer records it as a `server.error` event, so a failing page never leaves a
+        half-applied write behind. The body must not await (one transaction at a time).
+        """
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+            self._event(system, page, kind, detail, accepted=True)
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+    def rollback_open(self) -> None:
+        """Abandon a transaction a failing handler left open."""
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+
+    def event(
+        self,
+        *,
+        system: str,
+        page: str,
+        kind: str,
+        detail: dict[str, JSONValue],
+        accepted: bool = True,
+    ) -> None:
+        """An event with no other state change (a page view, a rejected request)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        self._event(system, page, kind, detail, accepted)
+        self.conn.execute("COMMIT")
+
+    def _event(
+        self, system: str, page: str, kind: str, detail: dict[str, JSONValue], accepted: bool
+    ) -> None:
+        self.conn.execute(
+            "INSERT INTO events (at, system, page, kind, accepted, detail) VALUES (?,?,?,?,?,?)",
+            (self.clock, system, page, kind, int(accepted), json.dumps(detail, sort_keys=True)),
+        )
+
+    # -- comparison ----------------------------------------------------------------------
+    def delta(self) -> dict[str, dict[str, list[dict[str, JSONValue]]]]:
+        """Rows added, updated and removed per table against the template (empty tables omitted)."""
+        out: dict[str, dict[str, list[dict[str, JSONValue]]]] = {}
+        tmpl = sqlite3.connect(f"file:{self.template}?mode=ro", uri=True)
+        tmpl.row_factory = sqlite3.Row
+        try:
+            for table in DELTA_TABLES:
+                keys = PRIMARY_KEYS[table]
+                before = _keyed(tmpl, table, keys)
+                after = _keyed(self.conn, table, keys)
+                added = [after[k] for k in after if k not in before]
+                removed = [before[k] for k in before if k not in after]
+                updated = [
+                    {
+                        "key": dict(zip(keys, k, strict=True)),
+                        "changes": {
+                            col: {"before": before[k][col], "after": after[k][col]}
+                            for col in after[k]
+                            if after[k][col] != before[k][col]
+                        },
+                    }
+                    for k in after
+                    if k in before and after[k] != before[k]
+                ]
+                if added or removed or updated:
+                    out[table] = {"added": added, "updated": updated, "removed": removed}
+        finally:
+            tmpl.close()
+        return out
+
+
+def _keyed(
+    conn: sqlite3.Connection, table: str, keys: tuple[str, ...]
+) -> dict[tuple[Any, ...], dict[str, JSONValue]]:
+    order = ", ".join(keys)
+    result: dict[tuple[Any, ...], dict[str, JSONValue]] = {}
+    for row in conn.execute(f"SELECT * FROM {table} ORDER BY {order}"):
+        record = {k: _plain(row[k]) for k in row.keys()}  # noqa: SIM118 (sqlite3.Row)
+        result[tuple(row[k] for k in keys)] = record
+    return result
+
+
+def _plain(value: Any) -> JSONValue:
+    """Column values as JSON: blobs become their size and hash, never raw bytes."""
+    if isinstance(value, bytes):
+        return {"bytes": len(value), "sha256": hashlib.sha256(value).hexdigest()}
+    return value

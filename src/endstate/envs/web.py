@@ -1,0 +1,215 @@
+"""The page layer every system shares: session binding, nonces, page-view events, errors.
+
+A handler receives a `Ctx` only once the request is bound to a live episode; a POST reaches
+it only with a valid single-use nonce from a page this session rendered. Anything else is
+answered here (401 without a session, 400 + a rejected event without a nonce, a logged
+500 page on a server error) so the handlers stay about their own page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from endstate.envs import catalog
+from endstate.envs.runtime import Episode, Runtime, Session
+from endstate.envs.store import EpisodeDB
+from endstate.envs.world import mdy
+
+TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"
+MAX_UPLOAD = 5 * 1024 * 1024
+
+Handler = Callable[["Ctx"], Awaitable[Response]]
+
+
+def cookie_name(system: str) -> str:
+    # Browsers share cookies across ports of one host, so each system has its own name.
+    return f"es_{system}"
+
+
+def make_env(testids: bool) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+    def tid(name: str) -> Markup:
+        return Markup(' data-testid="{}"').format(name) if testids else Markup("")
+
+    env.globals["tid"] = tid
+    env.globals["note_categories"] = catalog.NOTE_CATEGORIES
+    env.filters["mdy"] = lambda v: mdy(v) if v else ""
+    env.filters["money"] = lambda v: f"${v:,.2f}"
+    return env
+
+
+def runtime_of(request: Request) -> Runtime:
+    rt: Runtime = request.app.state.runtime
+    return rt
+
+
+def page_of(request: Request) -> str:
+    query = request.url.query
+    return request.url.path + (f"?{query}" if query else "")
+
+
+@dataclass
+class Ctx:
+    request: Request
+    runtime: Runtime
+    system: str
+    session: Session
+    episode: Episode
+    form: FormData | None = None
+
+    @property
+    def db(self) -> EpisodeDB:
+        return self.episode.db
+
+    @property
+    def page(self) -> str:
+        return page_of(self.request)
+
+    def event(self, kind: str, detail: dict[str, Any], accepted: bool = True) -> None:
+        self.db.event(
+            system=self.system, page=self.page, kind=kind, detail=detail, accepted=accepted
+        )
+
+    def field(self, name: str, *, strip: bool = True) -> str:
+        """A text field of the submitted form ('' when absent or not text)."""
+        assert self.form is not None
+        value = self.form.get(name)
+        if not isinstance(value, str):
+            return ""
+        return value.strip() if strip else value
+
+    def render(
+        self, template: str, *, status: int = 200, view: bool = True, **values: Any
+    ) -> HTMLResponse:
+        """Render a page with a fresh nonce; a GET is recorded as a page view."""
+        if view and self.request.method == "GET":
+            self.event("page.view", {"template": template})
+        env: jinja2.Environment = self.request.app.state.env
+        html = env.get_template(template).render(
+            nonce=self.session.issue_nonce(self.page),
+            user=self.session.user,
+            system=self.system,
+            **values,
+        )
+        return HTMLResponse(html, status_code=status)
+
+
+def redirect(url: str) -> RedirectResponse:
+    return RedirectResponse(url, status_code=303)
+
+
+def plain_page(request: Request, status: int, title: str, message: str) -> HTMLResponse:
+    env: jinja2.Environment = request.app.state.env
+    html = env.get_template("message.html").render(
+        title=title, message=message, system=request.app.state.system
+    )
+    return HTMLResponse(html, status_code=status)
+
+
+def endpoint(
+    system: str, *, login: bool = False
+) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
+    """Wrap a handler with session binding, the nonce gate, the login gate and error capture."""
+
+    def wrap(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        async def run(request: Request) -> Response:
+            rt = runtime_of(request)
+            session = rt.session(system, request.cookies.get(cookie_name(system)))
+            if session is None:
+                return plain_page(
+                    request,
+                    401,
+                    "No active session",
+                    "This browser is not bound to an episode. Open the start URL you were given.",
+                )
+            ctx = Ctx(request, rt, system, session, rt.episodes[session.episode_id])
+            if request.method == "POST":
+                try:
+                    form = await request.form(max_files=10, max_fields=200)
+                except Exception as exc:  # malformed body: rejected like a missing nonce
+                    ctx.event(
+                        "request.rejected",
+                        {"reason": f"unreadable form: {type(exc).__name__}"},
+                        False,
+                    )
+                    return plain_page(
+                        request, 400, "Request rejected", "The form could not be read."
+                    )
+                raw = form.get("_nonce")
+                issued_by = session.take_nonce(raw if isinstance(raw, str) else None)
+                if issued_by is None:
+                    ctx.event(
+                        "request.rejected",
+                        {
+                            "reason": "missing or invalid nonce",
+                            "fields": sorted(set(form.keys()) - {"_nonce"}),
+                        },
+                        accepted=False,
+                    )
+                    return plain_page(
+                        request,
+                        400,
+                        "Request rejected",
+                        "This form has expired or did not come from a page of this site. "
+                        "Go back, reload the page and try again.",
+                    )
+                ctx.form = form
+            if login and session.user is None:
+                if request.method == "GET":
+                    return redirect("/login?next=" + request.url.path)
+                ctx.event("request.rejected", {"reason": "not logged in"}, accepted=False)
+                return plain_page(request, 401, "Please log in", "Your session is not logged in.")
+            try:
+                return await handler(ctx)
+            except Exception as exc:
+                ctx.db.rollback_open()
+                ctx.event("server.error", {"error": type(exc).__name__}, accepted=False)
+                return plain_page(
+                    request,
+                    500,
+                    "Something went wrong",
+                    "The page could not be completed. Nothing was saved.",
+                )
+
+        run.__name__ = handler.__name__
+        return run
+
+    return wrap
+
+
+def start_endpoint(system: str, home: str) -> Callable[[Request], Awaitable[Response]]:
+    """The start URL: binds this browser to the episode with an HttpOnly cookie."""
+
+    async def start(request: Request) -> Response:
+        rt = runtime_of(request)
+        current = rt.session(system, request.cookies.get(cookie_name(system)))
+        session = rt.start_session(system, request.query_params.get("t", ""), current)
+        if session is None:
+            return plain_page(request, 404, "Link not valid", "This start link is not valid.")
+        rt.episodes[session.episode_id].db.event(  # the token is a secret: not in the record
+            system=system, page=request.url.path, kind="session.start", detail={}
+        )
+        wanted = request.query_params.get("next", "")
+        local = wanted.startswith("/") and not wanted.startswith("//") and "\\" not in wanted
+        response = redirect(wanted if local else home)
+        response.set_cookie(cookie_name(system), session.sid, httponly=True, samesite="lax")
+        return response
+
+    return start

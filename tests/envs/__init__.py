@@ -1,0 +1,1 @@
+"""Tests of the embedded environments (a package, so its conftest never shadows another)."""

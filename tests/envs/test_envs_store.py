@@ -1,0 +1,101 @@
+"""Template databases, episode copies, the delta and the all-or-nothing write."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+
+import pytest
+
+from endstate.envs import EmbeddedSuite
+from endstate.envs.store import EpisodeDB, template_path
+from endstate.envs.world import generate_world
+
+
+def test_template_is_built_once_and_reused(tmp_path: Path) -> None:
+    world = generate_world(3)
+    first = template_path(world, tmp_path)
+    stamp = first.stat().st_mtime_ns
+    again = template_path(world, tmp_path)
+    assert again == first and again.stat().st_mtime_ns == stamp
+    other = template_path(generate_world(4), tmp_path)
+    assert other != first
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".sqlite", ".sqlite"]
+
+
+def test_episode_copy_is_fast(tmp_path: Path) -> None:
+    template = template_path(generate_world(3), tmp_path / "cache")
+    times = []
+    for i in range(20):
+        started = time.perf_counter()
+        db = EpisodeDB.create(template, tmp_path / f"e{i}.sqlite", "2026-03-02T09:00:00")
+        db.rows("SELECT 1 FROM referrals LIMIT 1")
+        times.append(time.perf_counter() - started)
+        db.close()
+    assert statistics.median(times) < 0.050
+
+
+def test_episode_creation_over_the_grading_channel_is_fast(suite: EmbeddedSuite) -> None:
+    created = []
+    for _ in range(10):
+        info = suite.open_episode()
+        created.append(info.created_ms)
+        suite.close_episode(info.id)
+    assert statistics.median(created) < 50.0
+
+
+def _db(tmp_path: Path) -> EpisodeDB:
+    world = generate_world(3)
+    return EpisodeDB.create(
+        template_path(world, tmp_path / "c"), tmp_path / "e.sqlite", world.clock
+    )
+
+
+def test_delta_reports_added_updated_and_removed_rows(tmp_path: Path) -> None:
+    db = _db(tmp_path)
+    assert db.delta() == {}
+    ref = db.rows("SELECT id FROM referrals ORDER BY id LIMIT 1")[0]["id"]
+    doc = db.rows("SELECT id FROM documents ORDER BY id LIMIT 1")[0]["id"]
+    with db.change(system="ehr", page="/t", kind="test", detail={}) as c:
+        c.execute("UPDATE referrals SET worklist_status = 'cleared' WHERE id = ?", (ref,))
+        c.execute("DELETE FROM documents WHERE id = ?", (doc,))
+        c.execute(
+            "INSERT INTO notes (system, subject_type, subject_id, category, subject, body, "
+            "author, created_at) VALUES ('ehr', 'referral', ?, 'general', 's', 'b', 'a', 't')",
+            (ref,),
+        )
+    delta = db.delta()
+    assert set(delta) == {"referrals", "documents", "notes"}
+    assert delta["referrals"]["updated"] == [
+        {"key": {"id": ref}, "changes": {"worklist_status": {"before": "open", "after": "cleared"}}}
+    ]
+    assert [r["id"] for r in delta["documents"]["removed"]] == [doc]
+    assert delta["notes"]["added"][0]["subject_id"] == ref
+    assert "events" not in delta
+    db.close()
+
+
+def test_a_failed_change_leaves_no_trace_but_the_caller_can_log_it(tmp_path: Path) -> None:
+    db = _db(tmp_path)
+    with (
+        pytest.raises(RuntimeError),
+        db.change(system="ehr", page="/t", kind="test", detail={}) as c,
+    ):
+        c.execute("UPDATE referrals SET worklist_status = 'cleared'")
+        raise RuntimeError("boom")
+    assert db.delta() == {}
+    assert db.rows("SELECT count(*) FROM events")[0][0] == 0
+    assert not db.conn.in_transaction
+    db.close()
+
+
+def test_every_change_is_paired_with_an_event_on_the_pinned_clock(tmp_path: Path) -> None:
+    db = _db(tmp_path)
+    with db.change(system="fax", page="/compose", kind="fax.send", detail={"x": 1}) as c:
+        c.execute("UPDATE referrals SET auth_status = 'x' WHERE rowid = 1")
+    events = db.rows("SELECT * FROM events")
+    assert [(e["system"], e["page"], e["kind"], e["at"]) for e in events] == [
+        ("fax", "/compose", "fax.send", "2026-03-02T09:00:00")
+    ]
+    db.close()
