@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from playwright.async_api import Browser as AsyncBrowser
+from playwright.async_api import async_playwright
 from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
 
 SYSTEM_CHROMIUM = Path("/usr/bin/chromium")
@@ -82,3 +87,35 @@ class BrowserHost:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@asynccontextmanager
+async def async_browser(
+    *, headless: bool = True, cdp_port: int | None = None
+) -> AsyncIterator[AsyncBrowser]:
+    """The shared browser for a run, on the runner's event loop.
+
+    With `cdp_port`, Chromium also listens for DevTools on loopback so an external agent can
+    drive it (`http://127.0.0.1:PORT`).
+    """
+    executable = chromium_executable()
+    args = list(CHROMIUM_ARGS)
+    if cdp_port is not None:
+        args += [f"--remote-debugging-port={cdp_port}", "--remote-debugging-address=127.0.0.1"]
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(
+            headless=headless,
+            executable_path=str(executable) if executable else None,
+            args=args,
+        )
+        try:
+            yield browser
+        finally:
+            await browser.close()

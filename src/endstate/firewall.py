@@ -13,7 +13,7 @@ import random
 import string
 from collections.abc import Callable
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -62,15 +62,22 @@ def _origin(url: str) -> str:
 
 def start_url(task: Task, binding: EpisodeBinding) -> str | None:
     """The task's start URL for one episode: base origin + start path, placeholders filled."""
+    path = task.public.start_path
+    filled = (
+        None
+        if path is None
+        else path.replace("{{TASK_ID}}", task.public.env_task_key or task.public.id).replace(
+            "{{RUN_ID}}", binding.run_id
+        )
+    )
     system = task.public.website.id if task.public.website else None
     if system and system in binding.start_urls:
-        return binding.start_urls[system]
-    path = task.public.start_path
-    if path is None:
+        entry = binding.start_urls[system]
+        if not filled:
+            return entry
+        return f"{entry}{'&' if '?' in entry else '?'}next={quote(filled, safe='/')}"
+    if filled is None:
         return None
-    filled = path.replace("{{TASK_ID}}", task.public.env_task_key or task.public.id).replace(
-        "{{RUN_ID}}", binding.run_id
-    )
     if urlsplit(filled).scheme:
         return filled
     base = binding.base_url or (task.public.website.url if task.public.website else None)

@@ -1,0 +1,85 @@
+"""The embedded suite as a run environment: episodes and state over the grading channel.
+
+The suite's servers run in their own thread; the runner talks to the grading channel over
+HTTP, as it would to a suite on another machine, so a slow state read never blocks workers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from endstate.corpus.model import PublicTask
+from endstate.envs.server import EmbeddedSuite
+from endstate.firewall import EpisodeBinding
+from endstate.runs.environment import EnvironmentInfo, EpisodeHandle, StateUnavailable
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+
+def episode_seed(run_seed: int, key: str) -> int:
+    """Each attempt's episode seed follows from the run seed: a rerun rebuilds the same states."""
+    return int.from_bytes(hashlib.sha256(f"{run_seed}:{key}".encode()).digest()[:7], "big")
+
+
+class EmbeddedEnvironment:
+    kind = "embedded"
+    needs_harness_browser = False
+
+    def __init__(self, suite: EmbeddedSuite, run_seed: int, owns_suite: bool = True) -> None:
+        self.suite = suite
+        self.run_seed = run_seed
+        self.owns_suite = owns_suite
+        self._client = httpx.AsyncClient(
+            base_url=suite.grading_url,
+            headers={"Authorization": f"Bearer {suite.token}"},
+            timeout=60,
+        )
+        self._info: EnvironmentInfo | None = None
+
+    def info(self) -> EnvironmentInfo:
+        if self._info is None:
+            fp = self.suite.fingerprint()
+            world = self.suite.world
+            self._info = EnvironmentInfo(
+                kind=self.kind,
+                fingerprint=str(fp.get("sha256", "")),
+                world_id=world.id,
+                world_hash=world.sha256,
+                pinned_clock=world.clock,
+                details={"systems": sorted(self.suite.urls)},
+            )
+        return self._info
+
+    async def open_episode(self, task: PublicTask, key: str) -> EpisodeHandle:
+        response = await self._client.post(
+            "/episodes", json={"seed": episode_seed(self.run_seed, key)}
+        )
+        response.raise_for_status()
+        data: dict[str, Any] = response.json()
+        start_urls: dict[str, str] = data["start_urls"]
+        return EpisodeHandle(
+            episode_id=data["episode_id"],
+            binding=EpisodeBinding(run_id=data["episode_id"], start_urls=start_urls),
+            start_urls=start_urls,
+        )
+
+    async def read_state(self, episode: EpisodeHandle, page: Page | None) -> dict[str, Any]:
+        try:
+            response = await self._client.get(f"/episodes/{episode.episode_id}/state")
+            response.raise_for_status()
+            state: dict[str, Any] = response.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            raise StateUnavailable(f"grading channel: {exc}") from exc
+        return state
+
+    async def close_episode(self, episode: EpisodeHandle) -> None:
+        await self._client.delete(f"/episodes/{episode.episode_id}")
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+        if self.owns_suite:
+            self.suite.stop()
