@@ -9,7 +9,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from endstate import firewall
@@ -197,20 +204,7 @@ def score(
     The judge's API key is read from $ENDSTATE_JUDGE_API_KEY (or $OPENAI_API_KEY).
     """
     loaded = load_corpus(corpus)
-    judge = (
-        Judge(
-            JudgeConfig(
-                model=judge_model,
-                base_url=judge_base_url,
-                k=judge_k,
-                timeout=judge_timeout,
-                api_key_env=DEFAULT_KEY_ENV,
-                cache_path=judge_cache,
-            )
-        )
-        if judge_model
-        else None
-    )
+    judge = _judge(judge_model, judge_base_url, judge_k, judge_timeout, judge_cache)
     with Progress(
         TextColumn("scoring"),
         BarColumn(),
@@ -259,6 +253,158 @@ def score(
         report_file.parent.mkdir(parents=True, exist_ok=True)
         report_file.write_text(render_text(summary, disclosure, title))
     out.print(renderable(summary, disclosure, title))
+
+
+def _judge(model: str | None, base_url: str, k: int, timeout: float, cache: Path) -> Judge | None:
+    if not model:
+        return None
+    config = JudgeConfig(
+        model=model,
+        base_url=base_url,
+        k=k,
+        timeout=timeout,
+        api_key_env=DEFAULT_KEY_ENV,
+        cache_path=cache,
+    )
+    return Judge(config)
+
+
+class RunProgress:
+    """A Rich progress bar: done/total, passes, failures, unmeasurable, elapsed, ETA."""
+
+    def __init__(self) -> None:
+        self.progress = Progress(
+            TextColumn("[bold]run"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=err,
+        )
+        self.bar = self.progress.add_task("", total=None)
+        self.counts = {"passed": 0, "failed": 0, "unmeasurable": 0, "blocked": 0}
+
+    def start(self, total: int, already: int) -> None:
+        self.progress.update(self.bar, total=total, completed=already)
+
+    def record(self, record: TaskRecord) -> None:
+        self.counts[record.status] += 1
+        c = self.counts
+        self.progress.update(
+            self.bar,
+            advance=1,
+            description=(
+                f"[green]{c['passed']} passed[/] · {c['failed']} failed · "
+                f"[yellow]{c['unmeasurable']} unmeasurable[/] · {c['blocked']} blocked"
+            ),
+        )
+
+
+@app.command("run")
+def run(
+    corpus: Annotated[Path, typer.Option("--corpus", help="Corpus directory (vendored).")],
+    agent: Annotated[
+        str, typer.Option("--agent", help="null | replay:FILE | command:CMD | llm:MODEL")
+    ] = "null",
+    env: Annotated[str, typer.Option("--env", help="Environment.")] = "embedded",
+    attempts: Annotated[int, typer.Option("--attempts", min=1, help="Attempts per task.")] = 1,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Parallel attempts.")] = 2,
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1)] = 50,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds per attempt.")] = 300,
+    tasks: Annotated[
+        str | None, typer.Option("--tasks", help="Task id glob(s), comma-separated.")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="Directory for run directories.")] = Path(
+        "runs"
+    ),
+    resume: Annotated[Path | None, typer.Option("--resume", help="Continue a killed run.")] = None,
+    pin: Annotated[
+        Path | None,
+        typer.Option("--pin", help="Refuse to start unless this manifest's pins match."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Run seed (episode seeds follow).")] = 0,
+    world_seed: Annotated[
+        int | None, typer.Option("--world-seed", help="Embedded world seed.")
+    ] = None,
+    agent_base_url: Annotated[
+        str | None, typer.Option("--agent-base-url", help="OpenAI-compatible endpoint (llm).")
+    ] = None,
+    prompt_mode: Annotated[
+        str, typer.Option("--prompt-mode", help="llm prompt: task | task+guidance")
+    ] = "task",
+    agent_env: Annotated[
+        list[str] | None,
+        typer.Option("--agent-env", help="Environment variable passed to a command agent."),
+    ] = None,
+    judge_model: Annotated[
+        str | None, typer.Option("--judge-model", help="Judge model name.")
+    ] = None,
+    judge_base_url: Annotated[
+        str, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint.")
+    ] = "https://api.openai.com/v1",
+    judge_k: Annotated[int, typer.Option("--judge-k", min=1, help="Judge calls per check.")] = 3,
+    judge_timeout: Annotated[
+        float, typer.Option("--judge-timeout", help="Seconds per call.")
+    ] = 60.0,
+    judge_cache: Annotated[
+        Path, typer.Option("--judge-cache", help="SQLite file of cached verdicts.")
+    ] = Path(".endstate/judge-cache.sqlite"),
+) -> None:
+    """Evaluate an agent end to end: fresh episode per attempt, end state read back and scored."""
+    import asyncio
+
+    from endstate.agents.registry import AgentOptions, make_agent
+    from endstate.runs.session import RunOptions, execute
+
+    if prompt_mode not in ("task", "task+guidance"):
+        raise EndstateError(f"--prompt-mode {prompt_mode!r}: expected task or task+guidance")
+    made = make_agent(
+        agent,
+        AgentOptions(
+            base_url=agent_base_url,
+            prompt_mode=prompt_mode,
+            max_steps=max_steps,
+            pass_env=tuple(agent_env or ()),
+        ),
+    )
+    bar = RunProgress()
+    options = RunOptions(
+        corpus=corpus,
+        agent=made,
+        agent_spec=agent,
+        env=env,
+        attempts=attempts,
+        workers=workers,
+        max_steps=max_steps,
+        time_limit=time_limit,
+        judge=_judge(judge_model, judge_base_url, judge_k, judge_timeout, judge_cache),
+        out=out,
+        resume=resume,
+        tasks=tasks,
+        pin=pin,
+        seed=seed,
+        world_seed=world_seed,
+        cdp=made.kind == "command",
+        on_record=bar.record,
+        on_start=bar.start,
+    )
+    with bar.progress:
+        result = asyncio.run(execute(options))
+    out_console = Console()
+    out_console.print(result.report, highlight=False, markup=False)
+    out_console.print(f"run directory: {result.store.root}", highlight=False)
+
+
+@app.command("report")
+def report(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
+    """Reprint a run's report from its records."""
+    from endstate.runs.session import render
+    from endstate.runs.store import RunStore
+
+    store = RunStore(run_dir)
+    *_, text = render(store, store.read_manifest())
+    Console().print(text, highlight=False, markup=False)
 
 
 def main() -> None:

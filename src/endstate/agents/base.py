@@ -72,6 +72,7 @@ class Agent(Protocol):
     kind: str
     name: str
     scored: bool
+    uses_page: bool  # wants a harness page at the start URL (built-in browser agents)
 
     def config(self) -> dict[str, Any]:
         """The agent's identity and configuration, for the run manifest (no secrets)."""

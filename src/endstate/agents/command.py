@@ -60,6 +60,7 @@ def parse_final_message(stdout: str) -> tuple[AgentClaim, str | None, int]:
 class CommandAgent:
     kind = "command"
     scored = True
+    uses_page = False
 
     def __init__(self, command: str, pass_env: tuple[str, ...] = ()) -> None:
         self.argv = shlex.split(command)

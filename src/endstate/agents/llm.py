@@ -168,6 +168,7 @@ class LLMAgent:
 
     kind = "llm"
     scored = True
+    uses_page = True
 
     def __init__(
         self,

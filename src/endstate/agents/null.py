@@ -14,6 +14,7 @@ class NullAgent:
     kind = "null"
     name = "null"
     scored = True
+    uses_page = False
 
     def config(self) -> dict[str, Any]:
         return {}

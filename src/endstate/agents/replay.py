@@ -69,6 +69,7 @@ def action_record(step: int, action: Action, result: ActionResult, at: float) ->
 class ReplayAgent:
     kind = "replay"
     scored = False
+    uses_page = True
 
     def __init__(
         self, path: Path | str, *, options: ActOptions | None = None, name: str | None = None

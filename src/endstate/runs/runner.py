@@ -114,7 +114,9 @@ class Runner:
                 trace_dir=trace_dir,
             )
             page: Page | None = None
-            if self.browser is not None:
+            if self.browser is not None and (
+                self.agent.uses_page or self.env.needs_harness_browser
+            ):
                 context = await self.browser.new_context()
                 page = await context.new_page()
                 if projection.start_url:

@@ -1,0 +1,266 @@
+"""One `endstate run`: pin everything, refuse on drift, run every attempt, write the run.
+
+Order matters and follows the discipline: the corpus lock and the firewall are checked
+before an environment starts; every pin is recorded (and compared with `--pin`) before the
+first attempt; the report is written only from the records on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import secrets
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from endstate import firewall
+from endstate.agents.base import Agent
+from endstate.build import build_info
+from endstate.corpus.loader import Corpus, load_corpus
+from endstate.errors import EndstateError
+from endstate.records import TaskRecord
+from endstate.report.disclosure import Disclosure, run_disclosure
+from endstate.report.summary import Summary, summarize
+from endstate.report.text import render_text
+from endstate.runs.embedded import EmbeddedEnvironment
+from endstate.runs.environment import Environment
+from endstate.runs.manifest import (
+    AgentPin,
+    CorpusPin,
+    EnvironmentPin,
+    FirewallSummary,
+    HostFacts,
+    Manifest,
+    RunLimits,
+    pin_mismatches,
+)
+from endstate.runs.runner import Runner, RunPlan
+from endstate.runs.store import RunStore
+from endstate.scoring.judge import Judge
+
+ENVIRONMENTS = ("embedded",)
+
+
+@dataclass
+class RunOptions:
+    corpus: Path
+    agent: Agent
+    agent_spec: str
+    env: str = "embedded"
+    attempts: int = 1
+    workers: int = 2
+    max_steps: int = 50
+    time_limit: float = 300.0
+    judge: Judge | None = None
+    out: Path = Path("runs")
+    resume: Path | None = None
+    tasks: str | None = None
+    pin: Path | None = None
+    seed: int = 0
+    world_seed: int | None = None
+    cdp: bool = False
+    on_record: Callable[[TaskRecord], None] | None = None
+    on_start: Callable[[int, int], None] | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class RunResult:
+    store: RunStore
+    manifest: Manifest
+    records: list[TaskRecord]
+    summary: Summary
+    disclosure: Disclosure
+    report: str
+
+
+def select_tasks(corpus: Corpus, pattern: str | None) -> list[str]:
+    ids = [t.id for t in corpus.tasks]
+    if not pattern:
+        return ids
+    chosen = [i for i in ids if any(fnmatch.fnmatchcase(i, p.strip()) for p in pattern.split(","))]
+    if not chosen:
+        raise EndstateError(f"--tasks {pattern!r}: matches no task in {corpus.root}")
+    return chosen
+
+
+@asynccontextmanager
+async def start_environment(
+    kind: str, seed: int, world_seed: int | None
+) -> AsyncIterator[Environment]:
+    if kind != "embedded":
+        raise EndstateError(
+            f"--env {kind!r}: unknown environment (expected {', '.join(ENVIRONMENTS)})"
+        )
+    from endstate.envs.server import EmbeddedSuite
+    from endstate.envs.world import DEFAULT_SEED
+
+    suite = await asyncio.to_thread(
+        EmbeddedSuite.start, world_seed if world_seed is not None else DEFAULT_SEED
+    )
+    env = EmbeddedEnvironment(suite, seed)
+    try:
+        yield env
+    finally:
+        await env.aclose()
+
+
+def _manifest(
+    opts: RunOptions,
+    corpus: Corpus,
+    task_ids: list[str],
+    blocked: dict[str, str],
+    env: Environment,
+    browser: str | None,
+) -> Manifest:
+    info = env.info()
+    agent = opts.agent
+    return Manifest(
+        run_id=datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3),
+        mode="scored" if agent.scored else "validation",
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        corpus=CorpusPin(
+            name=corpus.name,
+            root=str(corpus.root),
+            tree_hash=corpus.tree_hash,
+            files=corpus.file_hashes,
+            vendored=corpus.vendored,
+            imported_at=corpus.lock.imported_at if corpus.lock else None,
+        ),
+        tasks=task_ids,
+        selection=opts.tasks,
+        build=build_info(),
+        agent=AgentPin(
+            spec=opts.agent_spec,
+            kind=agent.kind,
+            name=agent.name,
+            config=agent.config(),
+            scored=agent.scored,
+        ),
+        judge=opts.judge.identity if opts.judge else None,
+        environment=EnvironmentPin(
+            kind=info.kind,
+            fingerprint=info.fingerprint,
+            world_id=info.world_id,
+            world_hash=info.world_hash,
+            pinned_clock=info.pinned_clock,
+            details=info.details,
+        ),
+        limits=RunLimits(
+            attempts=opts.attempts,
+            workers=opts.workers,
+            max_steps=opts.max_steps,
+            time_limit=opts.time_limit,
+        ),
+        seed=opts.seed,
+        firewall=FirewallSummary(verified=len(task_ids) - len(blocked), blocked=blocked),
+        host=HostFacts.here(browser),
+    )
+
+
+def _read_pin(path: Path) -> Manifest:
+    try:
+        return Manifest.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        raise EndstateError(f"{path}: pin file not found") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "$"
+        raise EndstateError(f"{path}: not a run manifest ({where}: {first['msg']})") from None
+
+
+def _refuse(what: str, mismatches: list[str]) -> None:
+    if mismatches:
+        shown = "; ".join(mismatches[:3]) + (
+            f" (+{len(mismatches) - 3} more)" if len(mismatches) > 3 else ""
+        )
+        raise EndstateError(f"{what}: {shown}")
+
+
+async def execute(opts: RunOptions) -> RunResult:
+    corpus = load_corpus(opts.corpus)  # refuses an edited vendored corpus
+    task_ids = select_tasks(corpus, opts.tasks)
+    tasks = [corpus.task(i) for i in task_ids]
+    blocked = {}
+    for task in tasks:
+        verdict = firewall.verify(task)
+        if verdict.status == "blocked":
+            blocked[task.id] = verdict.reason or "blocked"
+    pinned = _read_pin(opts.pin) if opts.pin else None
+    store: RunStore | None = RunStore(opts.resume) if opts.resume else None
+    previous = store.read_manifest() if store else None
+
+    async with start_environment(opts.env, opts.seed, opts.world_seed) as env:
+        from endstate.browser import async_browser, free_port
+
+        cdp_port = free_port() if opts.cdp else None
+        async with async_browser(cdp_port=cdp_port) as browser:
+            manifest = _manifest(opts, corpus, task_ids, blocked, env, browser.version)
+            if pinned is not None:
+                _refuse(
+                    f"refusing to start: {opts.pin} pins a different run",
+                    pin_mismatches(pinned, manifest),
+                )
+            if store is not None and previous is not None:
+                _refuse(f"refusing to resume {store.root}", pin_mismatches(previous, manifest))
+                manifest = previous
+                done = {(r.task_id, r.attempt) for r in store.read_records(repair=True)}
+            else:
+                store = RunStore(opts.out / manifest.run_id)
+                store.create(manifest)
+                done = set()
+            plan = RunPlan(
+                tasks=tasks,
+                attempts=opts.attempts,
+                workers=opts.workers,
+                max_steps=opts.max_steps,
+                time_limit=opts.time_limit,
+                blocked=blocked,
+            )
+            if opts.on_start:
+                opts.on_start(len(plan.pairs()), len(done))
+            runner = Runner(
+                plan,
+                env,
+                opts.agent,
+                store,
+                judge=opts.judge,
+                browser=browser,
+                cdp_endpoint=f"http://127.0.0.1:{cdp_port}" if cdp_port else None,
+                on_record=opts.on_record,
+            )
+            await runner.execute(done)
+    return finish(store, manifest)
+
+
+def render(
+    store: RunStore, manifest: Manifest
+) -> tuple[list[TaskRecord], Summary, Disclosure, str]:
+    """The report, computed only from the records on disk and the manifest."""
+    records = store.read_records()
+    summary = summarize(records)
+    disclosure = run_disclosure(manifest, records, summary)
+    title = (
+        f"endstate run {manifest.run_id} — {manifest.agent.spec} on {manifest.corpus.name} "
+        f"({manifest.mode})"
+    )
+    return records, summary, disclosure, render_text(summary, disclosure, title)
+
+
+def finish(store: RunStore, manifest: Manifest) -> RunResult:
+    """Complete the manifest and write the report."""
+    records, summary, disclosure, report = render(store, manifest)
+    manifest = manifest.model_copy(
+        update={
+            "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "disclosure": disclosure.items,
+        }
+    )
+    store.write_manifest(manifest)
+    store.write_report(report)
+    return RunResult(store, manifest, records, summary, disclosure, report)
