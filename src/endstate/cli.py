@@ -391,9 +391,8 @@ def run(
     )
     with bar.progress:
         result = asyncio.run(execute(options))
-    out_console = Console()
-    out_console.print(result.report, highlight=False, markup=False)
-    out_console.print(f"run directory: {result.store.root}", highlight=False)
+    sys.stdout.write(result.report)
+    sys.stdout.write(f"\nrun directory: {result.store.root}\n")
 
 
 @app.command("report")
@@ -404,7 +403,7 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) ->
 
     store = RunStore(run_dir)
     *_, text = render(store, store.read_manifest())
-    Console().print(text, highlight=False, markup=False)
+    sys.stdout.write(text)
 
 
 def main() -> None:

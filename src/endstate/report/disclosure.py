@@ -39,6 +39,8 @@ def corpus_pin(corpus: Corpus) -> str:
 def judge_text(identity: JudgeIdentity | None, records: list[TaskRecord]) -> str:
     rubric = [c for r in records for c in r.checks if c.type == "llm_judge"]
     ungraded = [c for c in rubric if c.outcome == "ungraded"]
+    if not rubric:
+        return "no rubric checks in scope: no judge needed"
     if identity is None:
         judge = (
             f"no judge configured: {len(ungraded)} rubric verdicts "
