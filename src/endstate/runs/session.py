@@ -64,6 +64,7 @@ class RunOptions:
     seed: int = 0
     world_seed: int | None = None
     cdp: bool = False
+    environment: Environment | None = None  # an already running environment (not closed here)
     on_record: Callable[[TaskRecord], None] | None = None
     on_start: Callable[[int, int], None] | None = None
     extra: dict[str, str] = field(default_factory=dict)
@@ -91,8 +92,11 @@ def select_tasks(corpus: Corpus, pattern: str | None) -> list[str]:
 
 @asynccontextmanager
 async def start_environment(
-    kind: str, seed: int, world_seed: int | None
+    kind: str, seed: int, world_seed: int | None, given: Environment | None = None
 ) -> AsyncIterator[Environment]:
+    if given is not None:
+        yield given
+        return
     if kind != "embedded":
         raise EndstateError(
             f"--env {kind!r}: unknown environment (expected {', '.join(ENVIRONMENTS)})"
@@ -195,7 +199,7 @@ async def execute(opts: RunOptions) -> RunResult:
     store: RunStore | None = RunStore(opts.resume) if opts.resume else None
     previous = store.read_manifest() if store else None
 
-    async with start_environment(opts.env, opts.seed, opts.world_seed) as env:
+    async with start_environment(opts.env, opts.seed, opts.world_seed, opts.environment) as env:
         from endstate.browser import async_browser, free_port
 
         cdp_port = free_port() if opts.cdp else None

@@ -1,0 +1,207 @@
+"""Faults during runs: every attempt is still accounted for, and only the end state scores."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from endstate.agents.registry import make_agent
+from endstate.envs.server import EmbeddedSuite
+from endstate.errors import EndstateError
+from endstate.runs.embedded import EmbeddedEnvironment
+from endstate.runs.session import RunOptions, RunResult, execute
+from endstate.runs.store import RunStore
+
+from .conftest import CANARY
+
+ENDSTATE = Path(sys.executable).with_name("endstate")
+
+
+def agent_script(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "agent.py"
+    path.write_text("import json, os, sys, time\ntask = json.load(sys.stdin)\n" + body)
+    return f"command:{sys.executable} {path}"
+
+
+def run(corpus: Path, spec: str, out: Path, **kw: object) -> RunResult:
+    agent = make_agent(spec)
+    return asyncio.run(
+        execute(RunOptions(corpus=corpus, agent=agent, agent_spec=spec, out=out, **kw))
+    )  # type: ignore[arg-type]
+
+
+def test_crashing_and_hanging_agents_are_still_scored_from_the_end_state(
+    embedded_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    crash = agent_script(tmp_path, "raise RuntimeError('lost my way')\n")
+    (record,) = run(embedded_corpus(1), crash, tmp_path / "a").records
+    assert record.status == "failed" and record.checks
+    assert (
+        record.facts
+        and record.facts.claim == "error"
+        and "lost my way" in (record.facts.agent_error or "")
+    )
+
+    hang = agent_script(tmp_path, "time.sleep(120)\n")
+    began = time.monotonic()
+    (record,) = run(embedded_corpus(1), hang, tmp_path / "b", time_limit=2).records
+    assert time.monotonic() - began < 60
+    assert record.status == "failed" and record.checks
+    assert record.facts and record.facts.claim == "timeout"
+
+
+def test_environment_dying_mid_attempt_makes_the_attempt_unmeasurable(
+    embedded_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    suite = EmbeddedSuite.start()
+    env = EmbeddedEnvironment(suite, run_seed=0, owns_suite=False)
+    slow = agent_script(
+        tmp_path, "time.sleep(3)\nprint(json.dumps({'claim': 'done', 'message': 'all set'}))\n"
+    )
+    killer = threading.Timer(1.0, suite.stop)
+    killer.start()
+    try:
+        result = run(embedded_corpus(1), slow, tmp_path / "runs", environment=env)
+    finally:
+        killer.join()
+    (record,) = result.records
+    assert record.status == "unmeasurable" and record.score == 0
+    assert "end state unreadable" in (record.error or "")
+    assert record.facts and record.facts.claim == "done"
+    assert record.false_success  # it claimed success; the environment could not confirm it
+    assert result.summary.unmeasurable == 1 and result.summary.tasks == 1
+
+
+def test_the_agent_finds_no_grading_content_anywhere_it_can_look(
+    embedded_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    corpus = embedded_corpus(1, rubric=True)
+    grading_words = [
+        CANARY,
+        "cleared_referrals",
+        "auth-determination",
+        "expected_outcome",
+        "step_by_step",
+        "rubric",
+    ]
+    probe = agent_script(
+        tmp_path,
+        "import http.cookiejar, urllib.request\n"
+        "opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))\n"
+        f"words = {grading_words!r}\n"
+        "seen = {'stdin': json.dumps(task), 'env': json.dumps(dict(os.environ))}\n"
+        "for root, dirs, files in os.walk(os.getcwd()):\n"
+        "    for f in files:\n"
+        "        seen['file:' + f] = open(os.path.join(root, f), errors='replace').read()\n"
+        "for name, url in task['start_urls'].items():\n"
+        "    seen['url:' + name] = url + opener.open(url).read().decode(errors='replace')\n"
+        "seen['start'] = opener.open(task['projection']['start_url']).read().decode(errors='replace')\n"
+        "hits = sorted({f'{w} in {k}' for k, text in seen.items() for w in words if w in text})\n"
+        "print(json.dumps({'claim': 'done', 'message': json.dumps({'hits': hits, 'looked': sorted(seen)})}))\n",
+    )
+    (record,) = run(corpus, probe, tmp_path / "runs").records
+    assert record.facts is not None and record.facts.claim == "done", record.facts
+    report = json.loads(record.facts.final_message or "{}")
+    assert {"stdin", "env", "start", "url:ehr"} <= set(report["looked"])
+    assert report["hits"] == []
+    # ... while the grading side really does hold those words (the probe could have found them).
+    task_file = (corpus / "prior_auth" / "pa-easy-1.json").read_text()
+    assert all(w in task_file for w in grading_words)
+
+
+def test_a_pin_from_another_run_refuses_to_start_on_drift(
+    embedded_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    corpus = embedded_corpus(1)
+    first = run(corpus, "null", tmp_path / "runs")
+    pin = first.store.manifest_path
+    again = run(corpus, "null", tmp_path / "runs", pin=pin)
+    assert again.records[0].status == "failed"
+    with pytest.raises(EndstateError, match="seed: pinned 0, now 5"):
+        run(corpus, "null", tmp_path / "runs", pin=pin, seed=5)
+    task = corpus / "prior_auth" / "pa-easy-1.json"
+    task.write_text(task.read_text().replace("Decide", "Determine"))
+    with pytest.raises(EndstateError, match="corpus tree hash"):
+        run(corpus, "null", tmp_path / "runs", pin=pin)
+
+
+def test_sigkill_then_resume_accounts_for_every_attempt_exactly_once(
+    embedded_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    corpus = embedded_corpus(2)
+    slow = agent_script(
+        tmp_path, "time.sleep(0.8)\nprint(json.dumps({'claim': 'gave_up', 'message': 'slow'}))\n"
+    )
+    out = tmp_path / "runs"
+    argv = [
+        str(ENDSTATE),
+        "run",
+        "--corpus",
+        str(corpus),
+        "--agent",
+        slow,
+        "--attempts",
+        "3",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+    ]
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 90
+        records: list[str] = []
+        while time.monotonic() < deadline:
+            found = list(out.glob("*/records.jsonl"))
+            if found:
+                records = found[0].read_text().splitlines()
+                if len(records) >= 2:
+                    break
+            time.sleep(0.1)
+        assert len(records) >= 2, "the run did not get going"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    (run_dir,) = list(out.iterdir())
+    before = RunStore(run_dir).read_records()
+    assert 2 <= len(before) < 6
+    resumed = subprocess.run(
+        [
+            str(ENDSTATE),
+            "run",
+            "--corpus",
+            str(corpus),
+            "--agent",
+            slow,
+            "--attempts",
+            "3",
+            "--workers",
+            "1",
+            "--resume",
+            str(run_dir),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    after = RunStore(run_dir).read_records()
+    keys = [(r.task_id, r.attempt) for r in after]
+    assert sorted(keys) == sorted({(f"pa-easy-{t}", str(a)) for t in (1, 2) for a in (1, 2, 3)})
+    assert len(keys) == len(set(keys)) == 6
+    assert [(r.task_id, r.attempt) for r in after[: len(before)]] == [
+        (r.task_id, r.attempt) for r in before
+    ]
+    assert "Full-credit passes: 0/2" in (run_dir / "report.txt").read_text()
