@@ -395,6 +395,37 @@ def run(
     sys.stdout.write(f"\nrun directory: {result.store.root}\n")
 
 
+@app.command("record")
+def record_cmd(
+    corpus: Annotated[Path, typer.Option("--corpus", help="Corpus directory.")],
+    task_id: Annotated[str, typer.Option("--task", help="Task to record a trajectory for.")],
+    out: Annotated[Path, typer.Option("--out", help="Trajectory file to write.")],
+    actions: Annotated[
+        Path | None,
+        typer.Option("--actions", help="JSON-lines file of actions (default: read stdin)."),
+    ] = None,
+    headed: Annotated[bool, typer.Option("--headed", help="Show the browser window.")] = False,
+    world_seed: Annotated[int | None, typer.Option("--world-seed")] = None,
+) -> None:
+    """Record a replay trajectory by performing actions on a fresh embedded episode."""
+    import asyncio
+
+    from endstate.runs.record import record
+
+    task = load_corpus(corpus).task(task_id)
+
+    def say(line: str) -> None:
+        err.print(line, highlight=False, markup=False)
+
+    if actions is not None:
+        with actions.open() as stream:
+            kept = asyncio.run(record(task, stream, out, say, headed, world_seed))
+    else:
+        kept = asyncio.run(record(task, sys.stdin, out, say, headed, world_seed))
+    out_console = Console()
+    out_console.print(f"wrote {out} ({kept} actions)", highlight=False)
+
+
 @app.command("report")
 def report(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
     """Reprint a run's report from its records."""
