@@ -135,6 +135,8 @@ def test_score_writes_records_and_a_report_with_unmeasurable_state(
         tmp_path / "r.jsonl",
         "--report",
         tmp_path / "rep.txt",
+        "--html",
+        tmp_path / "rep.html",
     )
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
@@ -150,6 +152,11 @@ def test_score_writes_records_and_a_report_with_unmeasurable_state(
     assert "missing 1, unreadable 1" in report
     for n in range(1, 10):
         assert f"\n{n}. " in report
+    html = (tmp_path / "rep.html").read_text()
+    assert html.count("<svg") == 3 and "Full-credit rate by family" in html
+    assert "Full-credit passes: 1/3 = 33.3%" in html
+    assert html.count("<li><strong>") == 9
+    assert html.count('class="status-unmeasurable"') == 2 and "state document is not JSON" in html
 
 
 def test_missing_paths_give_one_clear_line(tmp_path: Path) -> None:

@@ -176,6 +176,7 @@ def score(
     report_file: Annotated[
         Path | None, typer.Option("--report", help="Write the text report.")
     ] = None,
+    html_file: Annotated[Path | None, typer.Option("--html", help="Write the HTML report.")] = None,
     pattern: Annotated[str, typer.Option("--pattern", help="Glob for state files.")] = "*.json",
     only_supplied: Annotated[
         bool,
@@ -252,6 +253,11 @@ def score(
     if report_file:
         report_file.parent.mkdir(parents=True, exist_ok=True)
         report_file.write_text(render_text(summary, disclosure, title))
+    if html_file:
+        from endstate.report.html import render_html
+
+        html_file.parent.mkdir(parents=True, exist_ok=True)
+        html_file.write_text(render_html(summary, disclosure, title, result.records))
     out.print(renderable(summary, disclosure, title))
 
 

@@ -47,6 +47,8 @@ def test_null_agent_scores_below_full_credit_with_a_complete_run_directory(
     assert len(manifest["disclosure"]) == 9
     assert (root / "traces" / "pa-easy-1" / "2" / "final.json").exists()
     assert "Full-credit passes: 0/2" in (root / "report.txt").read_text()
+    html = (root / "report.html").read_text()
+    assert "<svg" in html and html.count("<td>pa-easy-") == 4
 
 
 def test_replay_earns_full_credit_and_is_marked_validation(

@@ -25,6 +25,7 @@ from endstate.corpus.loader import Corpus, load_corpus
 from endstate.errors import EndstateError
 from endstate.records import TaskRecord
 from endstate.report.disclosure import Disclosure, run_disclosure
+from endstate.report.html import render_html
 from endstate.report.summary import Summary, summarize
 from endstate.report.text import render_text
 from endstate.runs.embedded import EmbeddedEnvironment
@@ -267,4 +268,5 @@ def finish(store: RunStore, manifest: Manifest) -> RunResult:
     )
     store.write_manifest(manifest)
     store.write_report(report)
+    store.write_html(render_html(summary, disclosure, report.splitlines()[0], records))
     return RunResult(store, manifest, records, summary, disclosure, report)

@@ -19,6 +19,7 @@ from endstate.runs.manifest import Manifest
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
 REPORT = "report.txt"
+REPORT_HTML = "report.html"
 TRACES = "traces"
 
 
@@ -99,6 +100,9 @@ class RunStore:
 
     def write_report(self, text: str) -> None:
         _atomic_write(self.root / REPORT, text)
+
+    def write_html(self, html: str) -> None:
+        _atomic_write(self.root / REPORT_HTML, html)
 
     def write_json(self, path: Path, data: object) -> None:
         _atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

@@ -1,0 +1,90 @@
+"""Small inline SVG charts: no script, no network, readable when the report is archived."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+
+WIDTH = 520
+BAR_HEIGHT = 26
+LEFT = 150
+RIGHT = 70
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    value: float  # 0..1
+    low: float | None = None
+    high: float | None = None
+    note: str = ""
+
+
+def interval_bars(title: str, bars: Sequence[Bar]) -> str:
+    """Horizontal bars on a 0–100% axis, with interval whiskers where given."""
+    plot = WIDTH - LEFT - RIGHT
+    height = 30 + BAR_HEIGHT * len(bars) + 24
+    out = [
+        f'<svg role="img" aria-label="{escape(title)}" viewBox="0 0 {WIDTH} {height}" '
+        f'width="{WIDTH}" height="{height}" xmlns="http://www.w3.org/2000/svg">',
+        f"<title>{escape(title)}</title>",
+        f'<text x="0" y="16" class="chart-title">{escape(title)}</text>',
+    ]
+    for tick in (0, 0.25, 0.5, 0.75, 1.0):
+        x = LEFT + plot * tick
+        out.append(
+            f'<line x1="{x:.1f}" y1="26" x2="{x:.1f}" y2="{height - 22}" class="grid"/>'
+            f'<text x="{x:.1f}" y="{height - 6}" class="tick">{tick:.0%}</text>'
+        )
+    for i, bar in enumerate(bars):
+        y = 30 + i * BAR_HEIGHT
+        w = plot * max(0.0, min(1.0, bar.value))
+        out.append(f'<text x="{LEFT - 8}" y="{y + 16}" class="label">{escape(bar.label)}</text>')
+        out.append(
+            f'<rect x="{LEFT}" y="{y + 4}" width="{w:.1f}" height="{BAR_HEIGHT - 10}" class="bar"/>'
+        )
+        if bar.low is not None and bar.high is not None:
+            x1, x2 = LEFT + plot * bar.low, LEFT + plot * bar.high
+            mid = y + BAR_HEIGHT / 2 - 1
+            out.append(
+                f'<line x1="{x1:.1f}" y1="{mid}" x2="{x2:.1f}" y2="{mid}" class="whisker"/>'
+                f'<line x1="{x1:.1f}" y1="{mid - 5}" x2="{x1:.1f}" y2="{mid + 5}" class="whisker"/>'
+                f'<line x1="{x2:.1f}" y1="{mid - 5}" x2="{x2:.1f}" y2="{mid + 5}" class="whisker"/>'
+            )
+        out.append(
+            f'<text x="{WIDTH - RIGHT + 6}" y="{y + 16}" class="value">'
+            f"{bar.value:.0%}{escape(bar.note)}</text>"
+        )
+    out.append("</svg>")
+    return "".join(out)
+
+
+def histogram(title: str, values: Sequence[float], bins: int = 10) -> str:
+    """Distribution of task scores in [0, 1]; the last bin holds exactly 1.0 (full credit)."""
+    counts = [0] * (bins + 1)
+    for v in values:
+        counts[bins if v >= 1.0 else min(bins - 1, int(v * bins))] += 1
+    labels = [f"{i / bins:.1f}–" for i in range(bins)] + ["1.0"]
+    top = max(counts) or 1
+    plot_h = 120
+    col = (WIDTH - 40) / len(counts)
+    height = plot_h + 60
+    out = [
+        f'<svg role="img" aria-label="{escape(title)}" viewBox="0 0 {WIDTH} {height}" '
+        f'width="{WIDTH}" height="{height}" xmlns="http://www.w3.org/2000/svg">',
+        f"<title>{escape(title)}</title>",
+        f'<text x="0" y="16" class="chart-title">{escape(title)}</text>',
+    ]
+    for i, n in enumerate(counts):
+        h = plot_h * n / top
+        x = 20 + i * col
+        cls = "bar full" if i == bins else "bar"
+        out.append(
+            f'<rect x="{x + 2:.1f}" y="{28 + plot_h - h:.1f}" width="{col - 4:.1f}" '
+            f'height="{h:.1f}" class="{cls}"/>'
+            f'<text x="{x + col / 2:.1f}" y="{24 + plot_h - h:.1f}" class="tick">{n or ""}</text>'
+            f'<text x="{x + col / 2:.1f}" y="{height - 16}" class="tick">{labels[i]}</text>'
+        )
+    out.append("</svg>")
+    return "".join(out)

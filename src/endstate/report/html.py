@@ -1,0 +1,52 @@
+"""The HTML report: the same numbers as the text report, with charts and the per-task record."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from endstate import __version__
+from endstate.records import TaskRecord
+from endstate.report.charts import Bar, histogram, interval_bars
+from endstate.report.disclosure import Disclosure
+from endstate.report.summary import Cell, Summary, headline_records
+from endstate.stats import wilson_interval
+
+_env = Environment(
+    loader=PackageLoader("endstate.report", "templates"),
+    autoescape=select_autoescape(["html", "j2"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def _bars(cells: dict[str, Cell]) -> list[Bar]:
+    out = []
+    for key, cell in cells.items():
+        low, high = wilson_interval(cell.full_credit, cell.tasks)
+        rate = cell.full_credit / cell.tasks if cell.tasks else 0.0
+        out.append(Bar(key, rate, low, high, f" ({cell.full_credit}/{cell.tasks})"))
+    return out
+
+
+def render_html(
+    summary: Summary, disclosure: Disclosure, title: str, records: Sequence[TaskRecord]
+) -> str:
+    head = headline_records(records)
+    charts = [
+        interval_bars("Full-credit rate by family (Wilson 95%)", _bars(summary.by_family)),
+        interval_bars("Full-credit rate by tier (Wilson 95%)", _bars(summary.by_tier)),
+        histogram("Task scores, first attempt (partial credit)", [r.score for r in head]),
+    ]
+    template = _env.get_template("report.html.j2")
+    return template.render(
+        title=title,
+        summary=summary,
+        disclosure=disclosure,
+        charts=charts,
+        records=sorted(records, key=lambda r: (r.task_id, r.attempt)),
+        generated=datetime.now(UTC).isoformat(timespec="seconds"),
+        version=__version__,
+    )
