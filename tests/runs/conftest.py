@@ -18,7 +18,9 @@ def referral_id() -> str:
     return generate_world(DEFAULT_SEED).referrals[0].id
 
 
-def clear_task(task_id: str, ref: str, rubric: bool = False) -> dict[str, Any]:
+def clear_task(
+    task_id: str, ref: str, rubric: bool = False, viewed: bool = False
+) -> dict[str, Any]:
     evals: list[dict[str, Any]] = [
         {
             "type": "jmespath",
@@ -37,6 +39,17 @@ def clear_task(task_id: str, ref: str, rubric: bool = False) -> dict[str, Any]:
             "category": "Documentation",
         },
     ]
+    if viewed:
+        evals.append(
+            {
+                "type": "jmespath",
+                "query": "length(ehr.referrals_viewed) > `0`",
+                "expected_value": True,
+                "points": 1,
+                "description": "opened a referral",
+                "category": "Information Retrieval",
+            }
+        )
     if rubric:
         evals.append(
             {
@@ -68,13 +81,13 @@ def clear_task(task_id: str, ref: str, rubric: bool = False) -> dict[str, Any]:
 
 @pytest.fixture
 def embedded_corpus(tmp_path: Path) -> Callable[..., Path]:
-    def make(n: int = 1, rubric: bool = False) -> Path:
+    def make(n: int = 1, rubric: bool = False, viewed: bool = False) -> Path:
         root = tmp_path / "corpus"
         ref = referral_id()
         for i in range(1, n + 1):
             path = root / "prior_auth" / f"pa-easy-{i}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(clear_task(f"pa-easy-{i}", ref, rubric), indent=2))
+            path.write_text(json.dumps(clear_task(f"pa-easy-{i}", ref, rubric, viewed), indent=2))
         return root
 
     return make

@@ -70,7 +70,7 @@ def test_command_example_agent_drives_the_harness_browser_over_cdp(
     embedded_corpus: Callable[..., Path], tmp_path: Path
 ) -> None:
     result = run(
-        embedded_corpus(1),
+        embedded_corpus(1, viewed=True),
         f"command:{sys.executable} {EXAMPLE_AGENT}",
         tmp_path / "runs",
         time_limit=60,
@@ -81,7 +81,8 @@ def test_command_example_agent_drives_the_harness_browser_over_cdp(
     assert "page heading" in (record.facts.final_message or "")
     assert record.status == "failed"
     # The environment saw the agent's browser open a record: testimony, not the agent's word.
-    assert record.checks and record.state_source and record.state_source.startswith("embedded:")
+    assert [c.outcome for c in record.checks] == ["fail", "fail", "pass"]
+    assert record.state_source and record.state_source.startswith("embedded:")
 
 
 def test_llm_agent_against_a_scripted_chat_endpoint(
