@@ -22,7 +22,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import machine, write_section
-
 from endstate.agents.base import AgentOutcome, AttemptContext
 from endstate.browser import async_browser
 from endstate.envs.server import EmbeddedSuite
