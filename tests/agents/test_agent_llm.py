@@ -203,7 +203,7 @@ def test_time_limit_ends_a_stalled_attempt(
     started = time.monotonic()
     outcome = run(browser, agent_for(chat), ctx_for(time_limit=1.0), f"{site.url}/form")
     assert outcome.claim == "timeout"
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 2.9  # the 3 s reply was not waited out
 
 
 def test_uploads_are_limited_to_this_attempts_downloads(

@@ -65,10 +65,23 @@ def test_environment_dying_mid_attempt_makes_the_attempt_unmeasurable(
 ) -> None:
     suite = EmbeddedSuite.start()
     env = EmbeddedEnvironment(suite, run_seed=0, owns_suite=False)
+    started = tmp_path / "agent-started"
+    released = tmp_path / "suite-stopped"
     slow = agent_script(
-        tmp_path, "time.sleep(3)\nprint(json.dumps({'claim': 'done', 'message': 'all set'}))\n"
+        tmp_path,
+        f"open({str(started)!r}, 'w').close()\n"
+        f"while not os.path.exists({str(released)!r}):\n    time.sleep(0.05)\n"
+        "print(json.dumps({'claim': 'done', 'message': 'all set'}))\n",
     )
-    killer = threading.Timer(1.0, suite.stop)
+
+    def kill_when_the_agent_is_at_work() -> None:
+        deadline = time.monotonic() + 120
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        suite.stop()
+        released.touch()
+
+    killer = threading.Thread(target=kill_when_the_agent_is_at_work)
     killer.start()
     try:
         result = run(embedded_corpus(1), slow, tmp_path / "runs", environment=env)
