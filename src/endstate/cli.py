@@ -25,6 +25,7 @@ from endstate.corpus import lock as corpus_lock
 from endstate.corpus.loader import load_corpus, read_tasks
 from endstate.corpus.problems import errors, warnings
 from endstate.corpus.stats import corpus_stats
+from endstate.envs.cli import env_app
 from endstate.errors import EndstateError
 from endstate.records import TaskRecord
 from endstate.report.disclosure import offline_disclosure
@@ -44,6 +45,7 @@ corpus_app = typer.Typer(
     help="Vendor, verify, lint, inspect and measure task corpora.", no_args_is_help=True
 )
 app.add_typer(corpus_app, name="corpus")
+app.add_typer(env_app, name="env")
 
 out = Console()
 err = Console(stderr=True)

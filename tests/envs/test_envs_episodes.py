@@ -246,3 +246,17 @@ def test_fingerprint_is_stable_and_structural(suite: EmbeddedSuite, template_cac
     finally:
         other_world.stop()
         bare.stop()
+
+
+def test_every_probed_page_renders(suite: EmbeddedSuite) -> None:
+    """The fingerprint's probe visits each main page of every system: none may fail."""
+    found = suite.fingerprint()["systems"]
+    assert set(found) == {"ehr", "payer_a", "payer_b", "fax"}
+    statuses = {
+        (system, path): page["status"]
+        for system, body in found.items()
+        for path, page in body["pages"].items()
+    }
+    assert all(code == 200 for code in statuses.values()), statuses
+    assert ("payer_b", "/requests/new/review") in statuses  # the wizard was walked to its end
+    assert ("ehr", "/dme/{dme_order}?tab=documents") in statuses

@@ -213,6 +213,7 @@ DOCUMENT_KINDS: dict[str, str] = {
     "prescription": "Prescription / standard written order",
     "sleep_study": "Sleep study report",
     "auth_letter": "Authorization letter",
+    "appeal_letter": "Appeal letter",
 }
 
 NOTE_CATEGORIES: tuple[tuple[str, str], ...] = (
@@ -238,4 +239,41 @@ REQUEST_TYPES: tuple[tuple[str, str], ...] = (
     ("inpatient", "Inpatient admission"),
     ("imaging", "Advanced imaging"),
     ("dme", "Durable medical equipment"),
+)
+
+APPEAL_TYPES: tuple[tuple[str, str], ...] = (  # Payer A's appeal form
+    ("level-1", "Level 1 provider appeal"),
+    ("reconsideration", "Reconsideration request"),
+    ("expedited", "Expedited appeal"),
+)
+
+APPEAL_REASONS: tuple[tuple[str, str], ...] = (  # Payer B's appeal form
+    ("auth-on-file", "Authorization was obtained"),
+    ("medical-necessity", "Medical necessity"),
+    ("coding", "Coding or modifier correction"),
+    ("eligibility", "Member was eligible on the date of service"),
+    ("timely-filing", "Proof of timely filing"),
+    ("late-good-cause", "Late filing with good cause"),
+)
+
+AUTH_STATUSES: tuple[tuple[str, str], ...] = (  # recorded on an EHR referral
+    ("approved", "Approved"),
+    ("pending", "Pending payer review"),
+    ("denied", "Denied"),
+    ("not-required", "Not required"),
+)
+
+APPEAL_BASES: tuple[tuple[str, str], ...] = (  # the EHR's appeal letter builder
+    ("auth-on-file", "Authorization was on file"),
+    ("medical-necessity", "Service was medically necessary"),
+    ("coding", "Corrected coding"),
+    ("eligibility", "Coverage was active on the date of service"),
+    ("timely-filing", "Claim was filed on time"),
+)
+
+LATERALITIES: tuple[tuple[str, str], ...] = (
+    ("NA", "Not applicable"),
+    ("RT", "Right (RT)"),
+    ("LT", "Left (LT)"),
+    ("50", "Bilateral (50)"),
 )

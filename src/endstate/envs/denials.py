@@ -20,8 +20,11 @@ TABS: tuple[tuple[str, str], ...] = (
     ("remittance", "Remittance"),
     ("history", "History"),
     ("notes", "Notes"),
+    ("appeal", "Appeal letter"),
 )
 _DISPOSITIONS = dict(catalog.DISPOSITIONS)
+_BASES = dict(catalog.APPEAL_BASES)
+AUTHOR = "J. Rivera"
 
 
 @endpoint(SYSTEM)
@@ -79,6 +82,8 @@ def _page(
     status: int = 200,
     errors: dict[str, str] | None = None,
     form: dict[str, str] | None = None,
+    letter_errors: dict[str, str] | None = None,
+    letter: dict[str, Any] | None = None,
 ) -> Response:
     d = ctx.db.row("SELECT * FROM denials WHERE claim_id = ?", (claim_id,))
     if d is None:
@@ -123,6 +128,21 @@ def _page(
         dispositions_map=_DISPOSITIONS,
         errors=errors or {},
         form=form or {},
+        bases=catalog.APPEAL_BASES,
+        letter_errors=letter_errors or {},
+        letter=letter
+        or {
+            "addressee": f"{plan['payer']} Appeals Department" if plan else "",
+            "basis": "",
+            "lines": [],
+            "argument": "",
+            "signer": AUTHOR,
+        },
+        letters=ctx.db.rows(
+            "SELECT id, title, date, version, status FROM documents "
+            "WHERE kind = 'appeal_letter' AND related_id = ? ORDER BY id DESC",
+            (claim_id,),
+        ),
         toast="",
     )
 
@@ -158,13 +178,119 @@ async def triage(ctx: Ctx) -> Response:
         c.execute(
             "INSERT INTO notes (system, subject_type, subject_id, category, subject, body, "
             "author, created_at) VALUES (?, 'denial', ?, 'triage', ?, ?, ?, ?)",
-            (SYSTEM, cid, f"Triage: {label}", form["triage_note"], "J. Rivera", ctx.db.clock),
+            (SYSTEM, cid, f"Triage: {label}", form["triage_note"], AUTHOR, ctx.db.clock),
         )
     return redirect(f"/denials?triaged={cid}")
+
+
+@endpoint(SYSTEM)
+async def appeal_letter(ctx: Ctx) -> Response:
+    """Build an appeal letter from the claim and save it to the patient's chart."""
+    assert ctx.form is not None
+    cid = ctx.request.path_params["cid"]
+    d = ctx.db.row("SELECT * FROM denials WHERE claim_id = ?", (cid,))
+    if d is None:
+        return _page(ctx, cid, "appeal")
+    lines = ctx.db.rows("SELECT * FROM denial_lines WHERE claim_id = ? ORDER BY line", (cid,))
+    letter: dict[str, Any] = {k: ctx.field(k) for k in ("addressee", "basis", "argument", "signer")}
+    letter["lines"] = [v for v in ctx.form.getlist("lines") if isinstance(v, str)]
+    errors: dict[str, str] = {}
+    if not letter["addressee"]:
+        errors["addressee"] = "Enter who the letter is addressed to."
+    elif len(letter["addressee"]) > 200:
+        errors["addressee"] = "The addressee must be 200 characters or fewer."
+    if letter["basis"] not in _BASES:
+        errors["basis"] = "Choose the basis for the appeal."
+    known = {str(x["line"]) for x in lines}
+    if not letter["lines"]:
+        errors["lines"] = "Choose at least one claim line to appeal."
+    elif not set(letter["lines"]) <= known:
+        errors["lines"] = "A chosen line is not on this claim."
+    if len(letter["argument"]) < 40:
+        errors["argument"] = "Write the argument for the appeal (at least 40 characters)."
+    elif len(letter["argument"]) > 8000:
+        errors["argument"] = "The argument must be 8000 characters or fewer."
+    if not letter["signer"]:
+        errors["signer"] = "Enter the name of the person signing the letter."
+    elif len(letter["signer"]) > 120:
+        errors["signer"] = "The signer's name must be 120 characters or fewer."
+    if errors:
+        ctx.event("appeal_letter.invalid", {"claim_id": cid, "errors": sorted(errors)}, False)
+        return _page(ctx, cid, "appeal", status=422, letter_errors=errors, letter=letter)
+    chosen = [x for x in lines if str(x["line"]) in letter["lines"]]
+    text = _letter_text(ctx, d, chosen, letter)
+    last = ctx.db.row("SELECT max(id) AS id FROM documents")
+    number = int(str(last["id"] if last and last["id"] else "DOC-0").split("-")[1]) + 1
+    doc_id = f"DOC-{number:05d}"
+    previous = ctx.db.rows(
+        "SELECT id FROM documents WHERE kind = 'appeal_letter' AND related_id = ?", (cid,)
+    )
+    detail = {"claim_id": cid, "document_id": doc_id, "basis": letter["basis"]}
+    with ctx.db.change(
+        system=SYSTEM, page=ctx.page, kind="appeal_letter.create", detail=detail
+    ) as c:
+        c.execute(
+            "UPDATE documents SET status = 'superseded' WHERE kind = 'appeal_letter' "
+            "AND related_id = ? AND status = 'final'",
+            (cid,),
+        )
+        c.execute(
+            "INSERT INTO documents (id, mrn, kind, title, date, author, status, signed, version, "
+            "text, related_id) VALUES (?, ?, 'appeal_letter', ?, ?, ?, 'final', 1, ?, ?, ?)",
+            (
+                doc_id,
+                d["mrn"],
+                f"Appeal letter — claim {cid}",
+                ctx.runtime.world.today.isoformat(),
+                letter["signer"],
+                len(previous) + 1,
+                text,
+                cid,
+            ),
+        )
+    return redirect(f"/documents/{doc_id}?created=1")
+
+
+def _letter_text(ctx: Ctx, d: Any, lines: list[Any], letter: dict[str, Any]) -> str:
+    patient = ctx.db.row("SELECT * FROM patients WHERE mrn = ?", (d["mrn"],))
+    coverage = ctx.db.row("SELECT * FROM coverages WHERE id = ?", (d["coverage_id"],))
+    plan = ctx.db.row("SELECT * FROM plans WHERE id = ?", (d["plan_id"],))
+    assert patient is not None and coverage is not None and plan is not None
+    appealed = [
+        f"  Line {x['line']}: CPT {x['cpt']}{' ' + x['modifier'] if x['modifier'] else ''} "
+        f"x{x['units']}, billed ${x['billed']:,.2f}, adjusted {x['grp']}-{x['carc']} "
+        f"({x['carc_text']})"
+        for x in lines
+    ]
+    return "\n".join(
+        [
+            "APPEAL OF CLAIM DENIAL",
+            f"Date: {mdy(ctx.runtime.world.clock)}",
+            f"To: {letter['addressee']}",
+            f"{plan['name']} — fax {plan['fax']}",
+            "",
+            f"Re: Claim {d['claim_id']}",
+            f"Patient: {patient['last']}, {patient['first']}    DOB: {mdy(patient['dob'])}",
+            f"Member ID: {coverage['member_id']}    Date of service: {mdy(d['service_date'])}",
+            "",
+            f"Basis for appeal: {_BASES[letter['basis']]}.",
+            "Lines appealed:",
+            *appealed,
+            "",
+            letter["argument"],
+            "",
+            "We ask that the claim be reprocessed and the lines above paid.",
+            "",
+            "Sincerely,",
+            letter["signer"],
+            "Mercyvale Health, Patient Financial Services",
+        ]
+    )
 
 
 ROUTES = [
     Route("/denials", denials),
     Route("/denials/{cid}", denial),
     Route("/denials/{cid}/triage", triage, methods=["POST"]),
+    Route("/denials/{cid}/appeal-letter", appeal_letter, methods=["POST"]),
 ]

@@ -8,7 +8,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, denials
+from endstate.envs import catalog, denials, dme, validate
 from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
 
 SYSTEM = "ehr"
@@ -18,11 +18,15 @@ TABS: tuple[tuple[str, str], ...] = (
     ("diagnoses", "Diagnoses"),
     ("services", "Services"),
     ("coverages", "Coverages"),
+    ("authorizations", "Authorizations"),
     ("documents", "Documents"),
     ("communications", "Communications"),
 )
 DETERMINATION = "auth-determination"
 _CATEGORIES = dict(catalog.NOTE_CATEGORIES)
+_AUTH_STATUSES = dict(catalog.AUTH_STATUSES)
+_AUTH_NUMBER = re.compile(r"^[A-Za-z0-9-]{4,30}$")
+AUTHOR = "J. Rivera"
 
 
 def _int(value: str | None, default: int) -> int:
@@ -147,6 +151,15 @@ def _referral_page(
         )
         values["kinds"] = catalog.DOCUMENT_KINDS
         values["fax_url"] = _portal_url(ctx, "fax", f"/compose?mrn={ref['mrn']}")
+    elif tab == "authorizations":
+        values["auth_records"] = ctx.db.rows(
+            "SELECT * FROM auth_records WHERE referral_id = ? ORDER BY id DESC", (referral_id,)
+        )
+        values["auth_statuses"] = catalog.AUTH_STATUSES
+        values["auth_status_names"] = _AUTH_STATUSES
+        values["toast"] = (
+            "Authorization recorded" if ctx.request.query_params.get("saved") == "auth" else ""
+        )
     elif tab == "communications":
         values["notes"] = ctx.db.rows(
             "SELECT * FROM notes WHERE subject_type = 'referral' AND subject_id = ? "
@@ -195,11 +208,70 @@ async def add_note(ctx: Ctx) -> Response:
                 form["category"],
                 form["subject"],
                 form["body"],
-                "J. Rivera",
+                AUTHOR,
                 ctx.db.clock,
             ),
         )
     return redirect(f"/referrals/{rid}?tab=communications&saved=note")
+
+
+@endpoint(SYSTEM)
+async def record_auth(ctx: Ctx) -> Response:
+    """Record the payer's answer on the referral: status, number and the dates it covers."""
+    rid = ctx.request.path_params["rid"]
+    if ctx.db.row("SELECT 1 FROM referrals WHERE id = ?", (rid,)) is None:
+        return _referral_page(ctx, rid, "authorizations")
+    form = {k: ctx.field(k) for k in ("auth_status", "auth_number", "valid_from", "valid_through")}
+    errors: dict[str, str] = {}
+    status = form["auth_status"]
+    if status not in _AUTH_STATUSES:
+        errors["auth_status"] = "Choose the authorization status."
+    needs_number = status in ("approved", "pending", "denied")
+    if needs_number and not form["auth_number"]:
+        errors["auth_number"] = "Enter the payer's authorization or reference number."
+    elif form["auth_number"] and not _AUTH_NUMBER.match(form["auth_number"]):
+        errors["auth_number"] = "Use 4 to 30 letters, digits or hyphens (as the payer gave it)."
+    dates: dict[str, str | None] = {"valid_from": None, "valid_through": None}
+    for key, label in (("valid_from", "Valid from"), ("valid_through", "Valid through")):
+        if not form[key]:
+            if status == "approved":
+                errors[key] = f"{label}: enter the date (MM/DD/YYYY) from the approval."
+            continue
+        parsed, problem = validate.parse_mdy(form[key])
+        if problem:
+            errors[key] = f"{label}: {problem}"
+        elif parsed is not None:
+            dates[key] = parsed.isoformat()
+    if (
+        dates["valid_from"]
+        and dates["valid_through"]
+        and dates["valid_through"] < dates["valid_from"]
+    ):
+        errors["valid_through"] = "Valid through cannot be before valid from."
+    if errors:
+        ctx.event("auth.invalid", {"referral_id": rid, "errors": sorted(errors)}, accepted=False)
+        return _referral_page(ctx, rid, "authorizations", status=422, errors=errors, form=form)
+    number = form["auth_number"].upper()
+    detail = {"referral_id": rid, "auth_status": status, "auth_number": number}
+    with ctx.db.change(system=SYSTEM, page=ctx.page, kind="auth.record", detail=detail) as c:
+        c.execute(
+            "INSERT INTO auth_records (referral_id, auth_status, auth_number, valid_from, "
+            "valid_through, author, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                rid,
+                status,
+                number,
+                dates["valid_from"],
+                dates["valid_through"],
+                AUTHOR,
+                ctx.db.clock,
+            ),
+        )
+        c.execute(
+            "UPDATE referrals SET auth_status = ?, auth_number = ? WHERE id = ?",
+            (status, number or None, rid),
+        )
+    return redirect(f"/referrals/{rid}?tab=authorizations&saved=auth")
 
 
 @endpoint(SYSTEM)
@@ -248,12 +320,24 @@ async def document(ctx: Ctx) -> Response:
         )
     ctx.event("document.view", {"document_id": did})
     patient = ctx.db.row("SELECT * FROM patients WHERE mrn = ?", (doc["mrn"],))
-    back = (
-        f"/referrals/{doc['related_id']}?tab=documents"
-        if (doc["related_id"] or "").startswith("REF-")
-        else ""
+    related = doc["related_id"] or ""
+    back = ("", "")
+    if related.startswith("REF-"):
+        back = (f"/referrals/{related}?tab=documents", "Back to referral")
+    elif related.startswith("DME-"):
+        back = (f"/dme/{related}?tab=documents", "Back to order")
+    elif related.startswith("CLM"):
+        back = (f"/denials/{related}?tab=appeal", "Back to claim")
+    created = ctx.request.query_params.get("created") == "1"
+    return ctx.render(
+        "ehr/document.html",
+        doc=doc,
+        patient=patient,
+        back=back[0],
+        back_label=back[1],
+        toast="Appeal letter saved to the chart" if created else "",
+        fax_url=_portal_url(ctx, "fax", f"/compose?mrn={doc['mrn']}"),
     )
-    return ctx.render("ehr/document.html", doc=doc, patient=patient, back=back)
 
 
 @endpoint(SYSTEM)
@@ -290,7 +374,9 @@ ROUTES = [
     Route("/referrals/{rid}", referral),
     Route("/referrals/{rid}/notes", add_note, methods=["POST"]),
     Route("/referrals/{rid}/clear", clear, methods=["POST"]),
+    Route("/referrals/{rid}/authorization", record_auth, methods=["POST"]),
     Route("/documents/{did}", document),
     Route("/documents/{did}/download", download),
     *denials.ROUTES,
+    *dme.ROUTES,
 ]

@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 import secrets
+from datetime import timedelta
 from html.parser import HTMLParser
 from typing import Any
 
@@ -19,6 +20,9 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount, Route
 
 from endstate.envs.runtime import Runtime
+from endstate.envs.world import World, mdy
+
+_STEPS = ("member", "provider", "services", "clinical", "review")
 
 FINGERPRINT_VERSION = 1
 _IDS = (
@@ -26,7 +30,8 @@ _IDS = (
     (re.compile(r"DOC-\d{5}"), "{document}"),
     (re.compile(r"MRN\d{8}"), "{mrn}"),
     (re.compile(r"CLM\d{9}"), "{claim}"),
-    (re.compile(r"(PA|FX)-[A-Z0-9]{8,10}"), "{number}"),
+    (re.compile(r"DME-\d{4}"), "{dme_order}"),
+    (re.compile(r"(PA|FX|AP|RQ|GA)-[A-Z0-9]{8,10}"), "{number}"),
 )
 
 
@@ -95,7 +100,11 @@ async def fingerprint(runtime: Runtime, apps: dict[str, Starlette]) -> dict[str,
         world = runtime.world
         referral = world.referrals[0]
         doc = next(d for d in world.documents if d.mrn == referral.mrn)
-        plan = next(p for p in world.plans if p.portal == "payer_a")
+        plans = {
+            portal: next(p for p in world.plans if p.portal == portal)
+            for portal in ("payer_a", "payer_b")
+        }
+        order = world.dme_orders[0]
         probes: dict[str, list[str]] = {
             "ehr": [
                 "/worklist",
@@ -106,15 +115,40 @@ async def fingerprint(runtime: Runtime, apps: dict[str, Starlette]) -> dict[str,
                         "diagnoses",
                         "services",
                         "coverages",
+                        "authorizations",
                         "documents",
                         "communications",
                     )
                 ),
                 f"/documents/{doc.id}",
                 "/denials",
-                *(f"/denials/{world.denials[0].claim_id}?tab={t}" for t in ("claim", "remittance")),
+                *(
+                    f"/denials/{world.denials[0].claim_id}?tab={t}"
+                    for t in ("claim", "remittance", "appeal")
+                ),
+                "/dme",
+                *(f"/dme/{order.id}?tab={t}" for t in ("order", "documents", "notes")),
             ],
-            "payer_a": ["/login", "/dashboard", "/prior-auth/new", "/prior-auth", "/policies"],
+            "payer_a": [
+                "/login",
+                "/dashboard",
+                "/prior-auth/new",
+                "/prior-auth",
+                "/policies",
+                "/eligibility",
+                "/claims",
+                "/appeals/new",
+                "/appeals",
+            ],
+            "payer_b": [
+                "/login",
+                "/home",
+                "/requests/new/member",
+                "/inquiry",
+                "/appeals",
+                "/appeals/file",
+                "/education",
+            ],
             "fax": [f"/compose?mrn={referral.mrn}", "/sent"],
         }
         systems: dict[str, Any] = {}
@@ -125,10 +159,13 @@ async def fingerprint(runtime: Runtime, apps: dict[str, Starlette]) -> dict[str,
                 await client.get(f"/start?t={episode.start_tokens[system]}")
                 pages: dict[str, Any] = {}
                 for path in probes.get(system, []):
-                    if system == "payer_a" and path == "/dashboard":
+                    if system in plans and path in ("/dashboard", "/home"):
+                        plan = plans[system]
                         await _login(client, plan.portal_username or "", plan.portal_password or "")
                     response = await client.get(path)
                     pages[_generic(path)] = {"status": response.status_code} | _page(response.text)
+                if system == "payer_b":
+                    pages |= await _walk_wizard(client, world)
             systems[system] = {"routes": _routes(app.routes), "pages": pages}
     finally:
         runtime.close_episode(episode.id)
@@ -136,6 +173,49 @@ async def fingerprint(runtime: Runtime, apps: dict[str, Starlette]) -> dict[str,
     body = {"version": FINGERPRINT_VERSION, "testids": runtime.testids, "systems": systems}
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
     return body | {"sha256": digest}
+
+
+async def _walk_wizard(client: httpx.AsyncClient, world: World) -> dict[str, Any]:
+    """Fill Payer B's wizard with valid answers so every step's page can be fingerprinted."""
+    plans = {p.id for p in world.plans if p.portal == "payer_b"}
+    cov = next(c for c in world.coverages if c.plan_id in plans and c.status == "active")
+    day = world.today + timedelta(days=7)
+    when = f"{day.month:02d}/{day.day:02d}/{day.year}"
+    npi = world.providers[0].npi
+    answers: dict[str, dict[str, str]] = {
+        "member": {
+            "plan_id": cov.plan_id,
+            "member_id": cov.member_id,
+            "member_dob": mdy(world.patient(cov.mrn).dob),
+        },
+        "provider": {"requesting_npi": npi, "servicing_npi": npi},
+        "services": {
+            "request_type": "outpatient",
+            "diagnosis_codes": "M17.11",
+            "cpt_1": "27447",
+            "units_1": "1",
+            "laterality_1": "RT",
+            "start_date": when,
+            "end_date": when,
+        },
+        "clinical": {"clinical_summary": "Structural probe of the clinical step."},
+    }
+    pages: dict[str, Any] = {}
+    page = await client.get("/requests/new/member")
+    for step, data in answers.items():
+        found = re.search(r'name="_nonce" value="([^"]+)"', page.text)
+        files = (
+            {"attachments": ("probe.txt", b"probe", "text/plain")} if step == "clinical" else None
+        )
+        await client.post(
+            f"/requests/new/{step}",
+            data=data | {"_nonce": found.group(1) if found else ""},
+            files=files,
+        )
+        nxt = _STEPS[_STEPS.index(step) + 1]
+        page = await client.get(f"/requests/new/{nxt}")
+        pages[f"/requests/new/{nxt}"] = {"status": page.status_code} | _page(page.text)
+    return pages
 
 
 async def _login(client: httpx.AsyncClient, username: str, password: str) -> None:

@@ -6,24 +6,20 @@ a prior-auth request form with visible validation, confirmations, policies.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from datetime import date, timedelta
-from pathlib import PurePath
 from typing import Any
 
-from starlette.datastructures import UploadFile
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, validate
-from endstate.envs.web import MAX_UPLOAD, Ctx, endpoint, redirect, start_endpoint
+from endstate.envs import catalog, payer_a_claims, portal, validate
+from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
 
 SYSTEM = "payer_a"
 PORTAL = "payer_a"
 CPT_ROWS = 3
-ALLOWED_UPLOADS = {".pdf", ".txt", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".docx"}
 _REQUEST_TYPES = dict(catalog.REQUEST_TYPES)
 _FIELDS = (
     "request_type",
@@ -186,7 +182,7 @@ async def pa_submit(ctx: Ctx) -> Response:
         errors["service_date"] = "The service date must be within the next 12 months."
     if len(form["clinical_notes"]) < 10:
         errors["clinical_notes"] = "Enter clinical notes supporting the request."
-    uploads, problem = await _uploads(ctx)
+    uploads, problem = await portal.read_uploads(ctx)
     if problem:
         errors["attachments"] = problem
     if errors:
@@ -227,21 +223,7 @@ async def pa_submit(ctx: Ctx) -> Response:
                 ctx.db.clock,
             ),
         )
-        for name, ctype, data in uploads:
-            digest = hashlib.sha256(data).hexdigest()
-            c.execute(
-                "INSERT INTO attachments (owner_type, owner_id, filename, content_type, size, "
-                "sha256, document_id, content) VALUES ('pa_submission', ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    number,
-                    name,
-                    ctype,
-                    len(data),
-                    digest,
-                    ctx.runtime.document_hashes.get(digest),
-                    data,
-                ),
-            )
+        portal.store_uploads(ctx, c, "pa_submission", number, uploads)
     return redirect(f"/prior-auth/{number}")
 
 
@@ -261,24 +243,6 @@ def _procedures(form: dict[str, str], errors: dict[str, str]) -> list[dict[str, 
     if not out:
         errors["cpt_1"] = "Enter at least one CPT code."
     return out
-
-
-async def _uploads(ctx: Ctx) -> tuple[list[tuple[str, str, bytes]], str | None]:
-    assert ctx.form is not None
-    files: list[tuple[str, str, bytes]] = []
-    for item in ctx.form.getlist("attachments"):
-        if not isinstance(item, UploadFile) or not item.filename:
-            continue
-        name = PurePath(item.filename).name
-        if PurePath(name).suffix.lower() not in ALLOWED_UPLOADS:
-            return files, f"{name}: attach PDF, text, image or Word files only."
-        data = await item.read(MAX_UPLOAD + 1)
-        if len(data) > MAX_UPLOAD:
-            return files, f"{name}: files must be 5 MB or smaller."
-        if not data:
-            return files, f"{name}: the file is empty."
-        files.append((name, item.content_type or "application/octet-stream", data))
-    return files, None
 
 
 @endpoint(SYSTEM, login=True)
@@ -347,4 +311,5 @@ ROUTES = [
     Route("/prior-auth", pa_list),
     Route("/prior-auth/{number}", pa_confirmation),
     Route("/policies", policies),
+    *payer_a_claims.ROUTES,
 ]

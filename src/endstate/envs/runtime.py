@@ -13,11 +13,12 @@ import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from endstate.envs.store import EpisodeDB
 from endstate.envs.world import World
 
-SYSTEMS: tuple[str, ...] = ("ehr", "payer_a", "fax")
+SYSTEMS: tuple[str, ...] = ("ehr", "payer_a", "payer_b", "fax")
 NONCES_PER_SESSION = 64
 _EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I look-alikes
@@ -30,6 +31,9 @@ class Session:
     system: str
     user: str | None = None  # the portal account logged in through this session, if any
     nonces: dict[str, str] = field(default_factory=dict)  # nonce -> page that issued it
+    # Work in progress a page keeps between requests (e.g. a wizard's earlier steps): held
+    # on the server, so nothing the browser stores can fill it in.
+    scratch: dict[str, Any] = field(default_factory=dict)
 
     def issue_nonce(self, page: str) -> str:
         value = secrets.token_urlsafe(18)
@@ -74,6 +78,8 @@ class Runtime:
         self.document_hashes = {
             hashlib.sha256(d.text.encode("utf-8")).hexdigest(): d.id for d in world.documents
         }
+        # Documents made during an episode (appeal letters) sort after every world document.
+        self.last_document_id = max((d.id for d in world.documents), default="DOC-00000")
         self._start: dict[str, tuple[str, str]] = {}  # start token -> (episode id, system)
 
     def open_episode(self, seed: int | None = None, episode_id: str | None = None) -> Episode:

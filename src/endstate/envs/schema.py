@@ -6,7 +6,7 @@ added, changed or removed.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: appeals, auth_records; Payer B columns on pa_submissions
 
 DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -64,7 +64,18 @@ CREATE TABLE pa_submissions (
   confirmation_number TEXT NOT NULL UNIQUE, request_type TEXT NOT NULL, member_id TEXT NOT NULL,
   member_dob TEXT NOT NULL, coverage_id TEXT, plan_id TEXT, provider_npi TEXT NOT NULL,
   diagnosis_codes TEXT NOT NULL, procedures TEXT NOT NULL, service_date TEXT NOT NULL,
-  clinical_notes TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL);
+  clinical_notes TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL,
+  servicing_npi TEXT, service_end_date TEXT);
+CREATE TABLE appeals (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, system TEXT NOT NULL,
+  confirmation_number TEXT NOT NULL UNIQUE, claim_id TEXT NOT NULL, member_id TEXT NOT NULL,
+  member_dob TEXT, coverage_id TEXT, plan_id TEXT, appeal_type TEXT NOT NULL,
+  reason TEXT NOT NULL, explanation TEXT NOT NULL, contact_name TEXT NOT NULL,
+  contact_phone TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE auth_records (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, referral_id TEXT NOT NULL, auth_status TEXT NOT NULL,
+  auth_number TEXT NOT NULL, valid_from TEXT, valid_through TEXT, author TEXT NOT NULL,
+  created_at TEXT NOT NULL);
 CREATE TABLE attachments (
   id INTEGER PRIMARY KEY AUTOINCREMENT, owner_type TEXT NOT NULL, owner_id TEXT NOT NULL,
   filename TEXT NOT NULL, content_type TEXT NOT NULL, size INTEGER NOT NULL,
@@ -98,6 +109,8 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "notes": ("id",),
     "logins": ("id",),
     "pa_submissions": ("id",),
+    "appeals": ("id",),
+    "auth_records": ("id",),
     "attachments": ("id",),
     "faxes": ("id",),
     "fax_attachments": ("fax_id", "seq"),

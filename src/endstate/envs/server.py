@@ -30,7 +30,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from endstate.envs import ehr, fax, payer_a
+from endstate.envs import ehr, fax, payer_a, payer_b
 from endstate.envs.fingerprint import fingerprint
 from endstate.envs.grading import grading_app
 from endstate.envs.runtime import SYSTEMS, Runtime
@@ -42,6 +42,7 @@ NO_TESTIDS_ENV = "ENDSTATE_NO_TESTIDS"
 _ROUTES: dict[str, list[BaseRoute]] = {
     "ehr": list(ehr.ROUTES),
     "payer_a": list(payer_a.ROUTES),
+    "payer_b": list(payer_b.ROUTES),
     "fax": list(fax.ROUTES),
 }
 
@@ -156,7 +157,8 @@ class EmbeddedSuite:
         """Generate (or reuse) the world's template and serve every system on its own port.
 
         `testids=None` keeps data-testid attributes unless $ENDSTATE_NO_TESTIDS is set;
-        `ports` pins ports by system name ("ehr", "payer_a", "fax", "grading"), else free ones.
+        `ports` pins ports by system name ("ehr", "payer_a", "payer_b", "fax", "grading"), else
+        free ones.
         """
         world = generate_world(world_seed, clock)
         template = template_path(world, cache_dir)

@@ -43,8 +43,9 @@ def build_state(world: World, episode: Episode) -> dict[str, Any]:
             "clock": world.clock,
         },
         "episode": {"id": episode.id, "seed": episode.seed},
-        "ehr": _ehr(episode, events),
+        "ehr": _ehr(episode, events, max((d.id for d in world.documents), default="")),
         "payer_a": _payer_a(episode, events),
+        "payer_b": _payer_b(episode, events),
         "fax": _fax(episode),
         "delta": db.delta(),
         "events": events,
@@ -70,7 +71,7 @@ def _unique(items: list[Any]) -> list[Any]:
     return seen
 
 
-def _ehr(episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
+def _ehr(episode: Episode, events: list[dict[str, Any]], last_doc: str) -> dict[str, Any]:
     db = episode.db
     labels = dict(catalog.NOTE_CATEGORIES) | {"triage": "Denial triage"}
     notes = [
@@ -137,52 +138,153 @@ def _ehr(episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
         "documents_downloaded": _unique(
             [e["detail"]["document_id"] for e in ehr_events if e["kind"] == "document.download"]
         ),
+        "auth_records": [
+            {
+                "referral_id": a["referral_id"],
+                "auth_status": a["auth_status"],
+                "auth_number": a["auth_number"],
+                "valid_from": a["valid_from"],
+                "valid_through": a["valid_through"],
+                "author": a["author"],
+                "created_at": a["created_at"],
+            }
+            for a in db.rows("SELECT * FROM auth_records ORDER BY id")
+        ],
+        "documents_created": [
+            dict(d) | {"signed": bool(d["signed"])}
+            for d in db.rows(
+                "SELECT id, mrn, kind, title, date, author, status, signed, version, related_id, "
+                "text FROM documents WHERE id > ? ORDER BY id",
+                (last_doc,),
+            )
+        ],
+        "dme_orders_viewed": _unique(
+            [e["detail"]["order_id"] for e in ehr_events if e["kind"] == "dme.tab.open"]
+        ),
+        "dme_tabs_opened": _unique(
+            [
+                {"order_id": e["detail"]["order_id"], "tab": e["detail"]["tab"]}
+                for e in ehr_events
+                if e["kind"] == "dme.tab.open"
+            ]
+        ),
     }
 
 
-def _payer_a(episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
+def _submissions(episode: Episode, system: str) -> list[dict[str, Any]]:
     db = episode.db
-    submissions = []
-    for s in db.rows("SELECT * FROM pa_submissions WHERE system = 'payer_a' ORDER BY id"):
+    out = []
+    for s in db.rows("SELECT * FROM pa_submissions WHERE system = ? ORDER BY id", (system,)):
         coverage = db.row(
             "SELECT c.mrn, c.status FROM coverages c WHERE c.id = ?", (s["coverage_id"],)
         )
-        files = db.rows(
+        item = {
+            "confirmation_number": s["confirmation_number"],
+            "request_type": s["request_type"],
+            "member_id": s["member_id"],
+            "member_dob": s["member_dob"],
+            "member_mrn": coverage["mrn"] if coverage else None,
+            "coverage_id": s["coverage_id"],
+            "coverage_status": coverage["status"] if coverage else None,
+            "plan_id": s["plan_id"],
+            "provider_npi": s["provider_npi"],
+            "diagnosis_codes": json.loads(s["diagnosis_codes"]),
+            "procedures": json.loads(s["procedures"]),
+            "service_date": s["service_date"],
+            "clinical_notes": s["clinical_notes"],
+            "attachments": _attachments(episode, "pa_submission", s["confirmation_number"]),
+            "status": s["status"],
+            "created_at": s["created_at"],
+        }
+        if system == "payer_b":
+            item["servicing_npi"] = s["servicing_npi"]
+            item["service_end_date"] = s["service_end_date"]
+        out.append(item)
+    return out
+
+
+def _attachments(episode: Episode, owner_type: str, owner_id: str) -> list[dict[str, Any]]:
+    return [
+        dict(f)
+        for f in episode.db.rows(
             "SELECT filename, content_type, size, sha256, document_id FROM attachments "
-            "WHERE owner_type = 'pa_submission' AND owner_id = ? ORDER BY id",
-            (s["confirmation_number"],),
+            "WHERE owner_type = ? AND owner_id = ? ORDER BY id",
+            (owner_type, owner_id),
         )
-        submissions.append(
+    ]
+
+
+def _appeals(episode: Episode, system: str) -> list[dict[str, Any]]:
+    db = episode.db
+    out = []
+    for a in db.rows("SELECT * FROM appeals WHERE system = ? ORDER BY id", (system,)):
+        claim = db.row(
+            "SELECT mrn, appeal_deadline FROM denials WHERE claim_id = ?", (a["claim_id"],)
+        )
+        deadline = claim["appeal_deadline"] if claim else None
+        out.append(
             {
-                "confirmation_number": s["confirmation_number"],
-                "request_type": s["request_type"],
-                "member_id": s["member_id"],
-                "member_dob": s["member_dob"],
-                "member_mrn": coverage["mrn"] if coverage else None,
-                "coverage_id": s["coverage_id"],
-                "coverage_status": coverage["status"] if coverage else None,
-                "plan_id": s["plan_id"],
-                "provider_npi": s["provider_npi"],
-                "diagnosis_codes": json.loads(s["diagnosis_codes"]),
-                "procedures": json.loads(s["procedures"]),
-                "service_date": s["service_date"],
-                "clinical_notes": s["clinical_notes"],
-                "attachments": [dict(f) for f in files],
-                "status": s["status"],
-                "created_at": s["created_at"],
+                "confirmation_number": a["confirmation_number"],
+                "claim_id": a["claim_id"],
+                "member_id": a["member_id"],
+                "member_dob": a["member_dob"],
+                "member_mrn": claim["mrn"] if claim else None,
+                "coverage_id": a["coverage_id"],
+                "plan_id": a["plan_id"],
+                "appeal_type": a["appeal_type"],
+                "reason": a["reason"],
+                "explanation": a["explanation"],
+                "contact_name": a["contact_name"],
+                "contact_phone": a["contact_phone"],
+                "appeal_deadline": deadline,
+                "filed_by_deadline": deadline is not None and a["created_at"][:10] <= deadline,
+                "attachments": _attachments(episode, "appeal", a["confirmation_number"]),
+                "status": a["status"],
+                "created_at": a["created_at"],
             }
         )
-    logins = [
+    return out
+
+
+def _logins(episode: Episode, system: str) -> list[dict[str, Any]]:
+    return [
         {"username": r["username"], "success": bool(r["success"]), "at": r["created_at"]}
-        for r in db.rows("SELECT * FROM logins WHERE system = 'payer_a' ORDER BY id")
+        for r in episode.db.rows("SELECT * FROM logins WHERE system = ? ORDER BY id", (system,))
     ]
+
+
+def _payer_a(episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
+    logins = _logins(episode, "payer_a")
     mine = [e for e in events if e["system"] == "payer_a" and e["accepted"]]
     return {
         "logins": logins,
         "logged_in_ever": any(x["success"] for x in logins),
         "member_lookups": [e["detail"] for e in mine if e["kind"] == "member.lookup"],
         "status_searches": [e["detail"]["q"] for e in mine if e["kind"] == "auth.search"],
-        "pa_submissions": submissions,
+        "pa_submissions": _submissions(episode, "payer_a"),
+        "eligibility_checks": [e["detail"] for e in mine if e["kind"] == "eligibility.check"],
+        "claim_searches": [e["detail"] for e in mine if e["kind"] == "claim.search"],
+        "claims_viewed": _unique(
+            [e["detail"]["claim_id"] for e in mine if e["kind"] == "claim.view"]
+        ),
+        "appeals": _appeals(episode, "payer_a"),
+    }
+
+
+def _payer_b(episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
+    logins = _logins(episode, "payer_b")
+    mine = [e for e in events if e["system"] == "payer_b" and e["accepted"]]
+    return {
+        "logins": logins,
+        "logged_in_ever": any(x["success"] for x in logins),
+        "wizard_steps": [e["detail"]["step"] for e in mine if e["kind"] == "wizard.step"],
+        "inquiries": [e["detail"] for e in mine if e["kind"] == "auth.inquiry"],
+        "claim_lookups": [e["detail"] for e in mine if e["kind"] == "claim.lookup"],
+        "policies_viewed": _unique(
+            [e["detail"]["plan_id"] for e in mine if e["kind"] == "policy.view"]
+        ),
+        "pa_submissions": _submissions(episode, "payer_b"),
+        "appeals": _appeals(episode, "payer_b"),
     }
 
 

@@ -1,0 +1,284 @@
+"""Time the embedded suite: episode creation, server render per page, Chromium to interactive.
+
+Goals (issue 3): an episode in < 50 ms; a page interactive in <= 0.25 s. Every figure has a
+reference measured in the same run on the same machine, so the ratios say what the suite
+itself costs:
+
+- episode creation (over the grading channel, and in-process) against a bare
+  `shutil.copyfile` of the same template database;
+- server render (an HTTP GET of a rendered page) against the same bytes served as a static
+  response by the same uvicorn/Starlette setup on the same event loop;
+- navigation to interactive in Chromium (Navigation Timing: start to the end of
+  DOMContentLoaded, when the deferred widgets script has wired the dropdowns) against the
+  same static copy, which loads the same stylesheet and script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import machine, write_section
+from endstate.browser import BrowserHost
+from endstate.envs import EmbeddedSuite
+from endstate.envs.server import _bind
+from endstate.envs.web import STATIC
+
+ROOT = Path(__file__).resolve().parents[1]
+EPISODE_GOAL_MS = 50.0
+INTERACTIVE_GOAL_MS = 250.0
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def p50_p95(samples: list[float]) -> tuple[float, float]:
+    return statistics.median(samples), pct(samples, 0.95)
+
+
+class StaticServer:
+    """The reference: fixed HTML bytes per name, plus /static, on a uvicorn of its own."""
+
+    def __init__(self, pages: dict[str, bytes]) -> None:
+        async def page(request: Request) -> Response:
+            return HTMLResponse(pages[request.path_params["name"]])
+
+        app = Starlette(
+            routes=[
+                Route("/ref/{name}", page),
+                Mount("/static", StaticFiles(directory=STATIC), name="static"),
+            ]
+        )
+        self.sock = _bind("127.0.0.1")
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+        )
+        self.thread = threading.Thread(
+            target=lambda: asyncio.run(self.server.serve(sockets=[self.sock])), daemon=True
+        )
+        self.thread.start()
+        while not self.server.started:
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.sock.close()
+
+
+def time_calls(fn: Callable[[], Any], n: int) -> list[float]:
+    samples = []
+    for _ in range(n):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def episode_creation(suite: EmbeddedSuite, n: int) -> dict[str, list[float]]:
+    wall: list[float] = []
+    server: list[float] = []
+    for _ in range(n):
+        start = time.perf_counter()
+        info = suite.open_episode()
+        wall.append((time.perf_counter() - start) * 1000)
+        server.append(info.created_ms)
+        suite.close_episode(info.id)
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / "copy.sqlite"
+
+        def copy() -> None:
+            shutil.copyfile(suite.runtime.template, target)
+            target.unlink()
+
+        reference = time_calls(copy, n)
+    return {"grading": wall, "server": server, "reference": reference}
+
+
+def pages_for(suite: EmbeddedSuite) -> dict[str, tuple[str, str]]:
+    """The pages measured: name -> (system, path)."""
+    world = suite.world
+    ref = world.referrals[0]
+    return {
+        "EHR worklist": ("ehr", "/worklist"),
+        "EHR denial detail": ("ehr", f"/denials/{world.denials[0].claim_id}"),
+        "Payer A login": ("payer_a", "/login"),
+        "Payer B login": ("payer_b", "/login"),
+        "Fax compose": ("fax", f"/compose?mrn={ref.mrn}"),
+    }
+
+
+def bound_clients(suite: EmbeddedSuite) -> tuple[str, dict[str, httpx.Client]]:
+    info = suite.open_episode()
+    clients = {}
+    for system, url in info.start_urls.items():
+        client = httpx.Client(timeout=30)
+        client.get(url)  # the start URL sets the session cookie on this client
+        clients[system] = client
+    return info.id, clients
+
+
+def render_times(
+    suite: EmbeddedSuite, n: int
+) -> tuple[dict[str, dict[str, list[float]]], dict[str, bytes]]:
+    eid, clients = bound_clients(suite)
+    pages = pages_for(suite)
+    bodies = {
+        name: clients[system].get(suite.urls[system] + path).content
+        for name, (system, path) in pages.items()
+    }
+    keys = {name: f"p{i}" for i, name in enumerate(pages)}
+    static = StaticServer({keys[name]: body for name, body in bodies.items()})
+    out: dict[str, dict[str, list[float]]] = {}
+    try:
+        plain = httpx.Client(timeout=30)
+        for name, (system, path) in pages.items():
+            url, ref_url = suite.urls[system] + path, f"{static.url}/ref/{keys[name]}"
+            for _ in range(5):  # warm both
+                clients[system].get(url)
+                plain.get(ref_url)
+            out[name] = {
+                "page": time_calls(partial(clients[system].get, url), n),
+                "reference": time_calls(partial(plain.get, ref_url), n),
+            }
+        plain.close()
+    finally:
+        static.stop()
+        for client in clients.values():
+            client.close()
+        suite.close_episode(eid)
+    return out, {keys[name]: body for name, body in bodies.items()}
+
+
+_INTERACTIVE = (
+    "(() => { const n = performance.getEntriesByType('navigation')[0];"
+    " return n.domContentLoadedEventEnd - n.startTime; })()"
+)
+
+
+def interactive_times(
+    suite: EmbeddedSuite, bodies: dict[str, bytes], n: int
+) -> dict[str, dict[str, list[float]]]:
+    pages = pages_for(suite)
+    keys = {name: f"p{i}" for i, name in enumerate(pages)}
+    static = StaticServer(bodies)
+    info = suite.open_episode()
+    out: dict[str, dict[str, list[float]]] = {}
+    try:
+        with BrowserHost() as host:
+            context = host.new_context()
+            page = context.new_page()
+            for url in info.start_urls.values():
+                page.goto(url)  # bind this browser to the episode on every system
+            for name, (system, path) in pages.items():
+                samples: dict[str, list[float]] = {"page": [], "reference": []}
+                targets = {
+                    "page": suite.urls[system] + path,
+                    "reference": f"{static.url}/ref/{keys[name]}",
+                }
+                for which, url in targets.items():
+                    page.goto(url)  # warm the cache for css/js, as a working session would
+                    for _ in range(n):
+                        page.goto(url, wait_until="load")
+                        samples[which].append(float(page.evaluate(_INTERACTIVE)))
+                out[name] = samples
+            context.close()
+    finally:
+        static.stop()
+        suite.close_episode(info.id)
+    return out
+
+
+def row(label: str, got: list[float], ref: list[float]) -> str:
+    g50, g95 = p50_p95(got)
+    r50, r95 = p50_p95(ref)
+    return f"| {label} | {g50:.2f} | {g95:.2f} | {r50:.2f} | {r95:.2f} | {g50 / r50:.2f} |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--episodes", type=int, default=200)
+    parser.add_argument("--renders", type=int, default=200)
+    parser.add_argument("--navigations", type=int, default=30)
+    parser.add_argument("--write", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    args = parser.parse_args()
+
+    with (
+        tempfile.TemporaryDirectory() as cache,
+        EmbeddedSuite.start(cache_dir=Path(cache)) as suite,
+    ):
+        created = episode_creation(suite, args.episodes)
+        renders, bodies = render_times(suite, args.renders)
+        interactive = interactive_times(suite, bodies, args.navigations)
+
+    head = "| what | p50 ms | p95 ms | reference p50 ms | reference p95 ms | ratio (p50) |"
+    rule = "|---|---:|---:|---:|---:|---:|"
+    lines = [
+        "## Embedded environments",
+        "",
+        f"{machine()}. Every reference is measured in the same run.",
+        "",
+        f"### Episode creation ({args.episodes} episodes; reference: `shutil.copyfile` of the "
+        "template database)",
+        "",
+        head,
+        rule,
+        row("over the grading channel (HTTP round trip)", created["grading"], created["reference"]),
+        row("server side (copy, open, register)", created["server"], created["reference"]),
+        "",
+        f"### Server render ({args.renders} GETs per page; reference: the same bytes served "
+        "statically by the same uvicorn/Starlette setup)",
+        "",
+        head,
+        rule,
+        *(row(name, r["page"], r["reference"]) for name, r in renders.items()),
+        "",
+        f"### Navigation to interactive in Chromium ({args.navigations} loads per page, warm "
+        "cache; Navigation Timing start → DOMContentLoaded end; reference: the same HTML as a "
+        "static page with the same stylesheet and script)",
+        "",
+        head,
+        rule,
+        *(row(name, r["page"], r["reference"]) for name, r in interactive.items()),
+        "",
+    ]
+    episode_p50 = statistics.median(created["grading"])
+    worst = max(statistics.median(r["page"]) for r in interactive.values())
+    lines.append(
+        f"Goals: episode < {EPISODE_GOAL_MS:.0f} ms — measured {episode_p50:.1f} ms p50 "
+        f"({'met' if episode_p50 < EPISODE_GOAL_MS else 'NOT met'}); page interactive ≤ "
+        f"{INTERACTIVE_GOAL_MS:.0f} ms — slowest page {worst:.1f} ms p50 "
+        f"({'met' if worst <= INTERACTIVE_GOAL_MS else 'NOT met'})."
+    )
+    body = "\n".join(lines) + "\n"
+    print(body)
+    if not args.no_write:
+        write_section(args.write, "envs", body)
+
+
+if __name__ == "__main__":
+    main()

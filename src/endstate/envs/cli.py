@@ -1,0 +1,100 @@
+"""`endstate env …`: run the embedded suite by hand, print its fingerprint, write a world.
+
+A Typer sub-app; the main command line mounts it. `serve` is for a person poking at the
+pages (or a runner in another process): it prints every URL and the grading token, since
+whoever runs it is the harness.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from endstate.envs.world import DEFAULT_CLOCK, DEFAULT_SEED, generate_world
+
+env_app = typer.Typer(
+    help="Run the embedded environments (EHR, two payer portals, fax) and inspect their world.",
+    no_args_is_help=True,
+)
+
+SeedOption = Annotated[int, typer.Option("--seed", help="World seed.")]
+ClockOption = Annotated[str, typer.Option("--clock", help="Pinned clock, ISO 8601.")]
+
+
+@env_app.command()
+def serve(
+    seed: SeedOption = DEFAULT_SEED,
+    clock: ClockOption = DEFAULT_CLOCK,
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    token: Annotated[
+        str | None, typer.Option(help="Grading bearer token (random if omitted).")
+    ] = None,
+    no_testids: Annotated[
+        bool, typer.Option("--no-testids", help="Remove data-testid attributes.")
+    ] = False,
+    episode_seed: Annotated[
+        int | None, typer.Option(help="Seed of the episode opened at start (random if omitted).")
+    ] = None,
+) -> None:
+    """Start the suite, open one episode and print its start URLs; stop with Ctrl-C."""
+    from endstate.envs.server import EmbeddedSuite  # deferred: the web stack loads on use
+
+    suite = EmbeddedSuite.start(
+        seed, clock=clock, host=host, token=token, testids=False if no_testids else None
+    )
+    try:
+        typer.echo(f"world     {suite.world.id}")
+        for system, url in suite.urls.items():
+            typer.echo(f"{system:<9} {url}")
+        typer.echo(f"grading   {suite.grading_url}  (Authorization: Bearer {suite.token})")
+        info = suite.open_episode(seed=episode_seed)
+        typer.echo(f"\nepisode   {info.id} (seed {info.seed}); start URLs:")
+        for system, url in info.start_urls.items():
+            typer.echo(f"  {system:<9} {url}")
+        typer.echo(f"state     {suite.grading_url}/episodes/{info.id}/state")
+        typer.echo("\nServing; press Ctrl-C to stop.")
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        typer.echo("stopping")
+    finally:
+        suite.stop()
+
+
+@env_app.command()
+def fingerprint(
+    seed: SeedOption = DEFAULT_SEED,
+    no_testids: Annotated[
+        bool, typer.Option("--no-testids", help="Fingerprint the pages without data-testid.")
+    ] = False,
+) -> None:
+    """Print the structural fingerprint (routes, forms, field names, roles) as JSON."""
+    from endstate.envs.server import EmbeddedSuite
+
+    with EmbeddedSuite.start(seed, testids=not no_testids) as suite:
+        typer.echo(json.dumps(suite.fingerprint(), indent=1, sort_keys=True))
+
+
+@env_app.command()
+def world(
+    seed: SeedOption = DEFAULT_SEED,
+    clock: ClockOption = DEFAULT_CLOCK,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the world JSON here (else stdout).")
+    ] = None,
+) -> None:
+    """Generate a world and write its canonical JSON; print its id and hash."""
+    try:
+        generated = generate_world(seed, clock)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--clock") from exc
+    text = generated.canonical_json()
+    if out is None:
+        typer.echo(text)
+        typer.echo(f"{generated.id} {generated.sha256}", err=True)
+        return
+    out.write_text(text + "\n", encoding="utf-8")
+    typer.echo(f"{generated.id} {generated.sha256}")
