@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from starlette.responses import Response
@@ -46,6 +47,7 @@ async def denials(ctx: Ctx) -> Response:
         page=page,
         pages=pages,
         total=len(rows),
+        page_size=PAGE_SIZE,
         today=ctx.runtime.world.clock,
         toast=f"{done} triaged" if done.startswith("CLM") and done[3:].isdigit() else "",
     )
@@ -288,9 +290,79 @@ def _letter_text(ctx: Ctx, d: Any, lines: list[Any], letter: dict[str, Any]) -> 
     )
 
 
+_MRN = re.compile(r"^MRN\d{8}$")
+_CLAIM = re.compile(r"^CLM\d{9}$")
+RANKS = {1: "Primary", 2: "Secondary", 3: "Tertiary"}
+
+
+def _account(lines: list[Any], d: Any) -> dict[str, float]:
+    """One claim's money: charges, payer paid, contractual write-down and what is still owed."""
+    contractual = sum(
+        x["billed"] - x["allowed"] for x in lines if (x["grp"], x["carc"]) == ("CO", "45")
+    )
+    insurance = d["billed"] - d["paid"] - d["patient_responsibility"] - contractual
+    return {
+        "billed": d["billed"],
+        "paid": d["paid"],
+        "contractual": round(contractual, 2),
+        "patient": d["patient_responsibility"],
+        "insurance": round(max(insurance, 0.0), 2),
+    }
+
+
+@endpoint(SYSTEM)
+async def patient_inquiry(ctx: Ctx) -> Response:
+    """A patient's account: demographics, coverages on file, every claim and the balances."""
+    mrn = ctx.request.path_params["mrn"].upper()
+    patient = (
+        ctx.db.row("SELECT * FROM patients WHERE mrn = ?", (mrn,)) if _MRN.match(mrn) else None
+    )
+    if patient is None:
+        ctx.event("page.not_found", {"mrn": mrn[:20]}, accepted=False)
+        return ctx.render(
+            "message.html",
+            status=404,
+            view=False,
+            title="Patient not found",
+            message="No patient account has this MRN.",
+        )
+    raw = ctx.request.query_params.get("claim", "").upper()
+    came_from = raw if _CLAIM.match(raw) else ""
+    ctx.event("patient.inquiry", {"mrn": mrn, "claim_id": came_from or None})
+    coverages = ctx.db.rows(
+        "SELECT c.*, pl.name AS plan_name, pl.payer, pl.kind, pl.phone FROM coverages c "
+        "JOIN plans pl ON pl.id = c.plan_id WHERE c.mrn = ? ORDER BY c.rank, c.effective DESC",
+        (mrn,),
+    )
+    claims = []
+    totals = {"billed": 0.0, "paid": 0.0, "contractual": 0.0, "patient": 0.0, "insurance": 0.0}
+    for d in ctx.db.rows(
+        "SELECT d.*, pl.name AS plan_name FROM denials d JOIN plans pl ON pl.id = d.plan_id "
+        "WHERE d.mrn = ? ORDER BY d.service_date DESC, d.claim_id",
+        (mrn,),
+    ):
+        lines = ctx.db.rows("SELECT * FROM denial_lines WHERE claim_id = ?", (d["claim_id"],))
+        money = _account(lines, d)
+        for key, value in money.items():
+            totals[key] = round(totals[key] + value, 2)
+        claims.append({"d": d, "money": money})
+    return ctx.render(
+        "ehr/patient.html",
+        patient=patient,
+        coverages=coverages,
+        claims=claims,
+        totals=totals,
+        ranks=RANKS,
+        came_from=came_from,
+        dispositions_map=_DISPOSITIONS,
+        today=ctx.runtime.world.today.isoformat(),
+    )
+
+
 ROUTES = [
     Route("/denials", denials),
     Route("/denials/{cid}", denial),
     Route("/denials/{cid}/triage", triage, methods=["POST"]),
     Route("/denials/{cid}/appeal-letter", appeal_letter, methods=["POST"]),
+    Route("/patients/{mrn}", patient_inquiry),
 ]

@@ -42,6 +42,7 @@ async def queue(ctx: Ctx) -> Response:
         page=page,
         pages=pages,
         total=len(rows),
+        page_size=PAGE_SIZE,
         today=ctx.runtime.world.clock,
     )
 

@@ -57,6 +57,7 @@ async def worklist(ctx: Ctx) -> Response:
         page=page,
         pages=pages,
         total=len(rows),
+        page_size=PAGE_SIZE,
         show=show,
         today=ctx.runtime.world.clock,
         toast=f"{cleared} cleared from the worklist"

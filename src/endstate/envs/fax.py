@@ -1,18 +1,22 @@
-"""The fax portal: compose (recipient, number, cover note, chart documents) → transmission."""
+"""The fax portal: compose (recipient, number, cover note, chart documents and files uploaded
+from disk) → transmission. An upload is kept with its name and hash, and matched back to the
+chart document whose downloaded bytes it repeats."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, validate
+from endstate.envs import catalog, portal, validate
 from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
 
 SYSTEM = "fax"
 CHARS_PER_PAGE = 1800
+BYTES_PER_IMAGE_PAGE = 60_000  # a scanned page, roughly
 _MRN = re.compile(r"^MRN\d{8}$")
 
 
@@ -31,6 +35,7 @@ def _compose(
     chosen: list[str],
     errors: dict[str, str],
     status: int = 200,
+    reattach: bool = False,
 ) -> Response:
     mrn = form["patient_mrn"].upper()
     patient = ctx.db.row("SELECT * FROM patients WHERE mrn = ?", (mrn,)) if mrn else None
@@ -45,7 +50,16 @@ def _compose(
         patient=patient,
         documents=_documents(ctx, mrn) if patient else [],
         kinds=catalog.DOCUMENT_KINDS,
+        reattach=reattach,
     )
+
+
+def upload_pages(filename: str, data: bytes) -> int:
+    """Pages an uploaded file takes on the wire: text by length, anything else by size."""
+    if filename.lower().endswith(".txt"):
+        text = data.decode("utf-8", errors="replace")
+        return max(1, -(-len(text) // CHARS_PER_PAGE))
+    return max(1, -(-len(data) // BYTES_PER_IMAGE_PAGE))
 
 
 @endpoint(SYSTEM)
@@ -79,17 +93,26 @@ async def send(ctx: Ctx) -> Response:
     if len(form["cover_note"]) > 2000:
         errors["cover_note"] = "The cover note must be 2000 characters or fewer."
     docs = {d["id"]: d for d in _documents(ctx, form["patient_mrn"])}
-    if not chosen:
+    files, problem = await portal.read_uploads(ctx)
+    if problem:
+        errors["attachments"] = problem
+    if not chosen and not files and not problem:
         errors["document_ids"] = "Choose at least one document to send."
     elif any(d not in docs for d in chosen):
         errors["document_ids"] = "A chosen document does not belong to this patient."
     if errors:
         ctx.event("fax.invalid", {"errors": sorted(errors)}, accepted=False)
-        return _compose(ctx, form, chosen, errors, status=422)
+        return _compose(ctx, form, chosen, errors, status=422, reattach=bool(files))
     seq = int(ctx.db.rows("SELECT count(*) FROM faxes")[0][0]) + 1
     fax_id = f"FX-{ctx.episode.code('fax.transmission', seq, 8)}"
     pages = 1 + sum(-(-len(docs[d]["text"]) // CHARS_PER_PAGE) for d in chosen)
-    detail = {"fax_id": fax_id, "fax_number": digits, "document_ids": chosen}
+    pages += sum(upload_pages(name, data) for name, _, data in files)
+    detail: dict[str, Any] = {"fax_id": fax_id, "fax_number": digits, "document_ids": chosen}
+    if files:
+        detail["uploads"] = [
+            {"filename": name, "sha256": hashlib.sha256(data).hexdigest()}
+            for name, _, data in files
+        ]
     with ctx.db.change(system=SYSTEM, page=ctx.page, kind="fax.send", detail=detail) as c:
         c.execute(
             "INSERT INTO faxes (id, seq, recipient, fax_number, cover_note, patient_mrn, pages, "
@@ -109,6 +132,7 @@ async def send(ctx: Ctx) -> Response:
             "INSERT INTO fax_attachments (fax_id, seq, document_id) VALUES (?, ?, ?)",
             [(fax_id, i, d) for i, d in enumerate(dict.fromkeys(chosen), 1)],
         )
+        portal.store_uploads(ctx, c, "fax", fax_id, files)
     return redirect(f"/transmissions/{fax_id}")
 
 
@@ -130,10 +154,16 @@ async def transmission(ctx: Ctx) -> Response:
         "WHERE a.fax_id = ? ORDER BY a.seq",
         (fax_id,),
     )
+    uploads = ctx.db.rows(
+        "SELECT filename, size, sha256 FROM attachments WHERE owner_type = 'fax' AND owner_id = ? "
+        "ORDER BY id",
+        (fax_id,),
+    )
     return ctx.render(
         "fax/transmission.html",
         fax=fax,
         docs=docs,
+        uploads=uploads,
         number=validate.format_phone(fax["fax_number"]),
         kinds=catalog.DOCUMENT_KINDS,
     )

@@ -126,6 +126,7 @@ async def fingerprint(runtime: Runtime, apps: dict[str, Starlette]) -> dict[str,
                     f"/denials/{world.denials[0].claim_id}?tab={t}"
                     for t in ("claim", "remittance", "appeal")
                 ),
+                f"/patients/{world.denials[0].mrn}?claim={world.denials[0].claim_id}",
                 "/dme",
                 *(f"/dme/{order.id}?tab={t}" for t in ("order", "documents", "notes")),
             ],

@@ -63,11 +63,20 @@ class Episode:
         return "".join(_CODE_ALPHABET[b % len(_CODE_ALPHABET)] for b in digest[:length])
 
 
+class InjectedFault(RuntimeError):
+    """The failure a test armed with `Runtime.arm_fault`; never raised otherwise."""
+
+
 class Runtime:
     """All live episodes and sessions of one running suite."""
 
-    def __init__(self, world: World, template: Path, data_dir: Path, testids: bool) -> None:
+    def __init__(
+        self, world: World, template: Path, data_dir: Path, testids: bool, faults: bool = False
+    ) -> None:
         self.world = world
+        # Fault injection is for the suite's own tests: off unless the suite was started with
+        # its private testing flag, and then armed one write at a time.
+        self.faults = faults
         self.template = template
         self.data_dir = data_dir
         self.testids = testids
@@ -100,6 +109,19 @@ class Runtime:
         for system, token in tokens.items():
             self._start[token] = (episode_id, system)
         return episode
+
+    def arm_fault(self, episode_id: str, kind: str) -> None:
+        """Make the episode's next `kind` write fail mid-transaction (once), for tests."""
+        if not self.faults:
+            raise RuntimeError("fault injection is off: start the suite with _fault_injection")
+        db = self.episodes[episode_id].db
+
+        def fail(write: str) -> None:
+            if write == kind:
+                db.fault = None
+                raise InjectedFault(f"injected fault in {kind}")
+
+        db.fault = fail
 
     def close_episode(self, episode_id: str) -> None:
         episode = self.episodes.pop(episode_id)

@@ -62,6 +62,31 @@ def system_app(system: str, runtime: Runtime, testids: bool) -> Starlette:
         title = "Page not found" if status == 404 else "Not allowed"
         return plain_page(request, status, title, "There is no such page here.")
 
+    async def server_error(request: Request, exc: Exception) -> Response:
+        # Failures outside a page handler (which catches its own): a friendly page, and an
+        # event when the browser is bound to an episode. Uvicorn still logs the traceback.
+        try:
+            session = runtime.session(system, request.cookies.get(cookie_name(system)))
+            if session is not None:
+                db = runtime.episodes[session.episode_id].db
+                db.rollback_open()
+                start = request.url.path == "/start"  # its token is a secret: never recorded
+                db.event(
+                    system=system,
+                    page=request.url.path if start else page_of(request),
+                    kind="server.error",
+                    detail={"error": type(exc).__name__, "method": request.method},
+                    accepted=False,
+                )
+        except Exception:  # the error page must still be served
+            pass
+        return plain_page(
+            request,
+            500,
+            "Something went wrong",
+            "The page could not be completed. Nothing was saved.",
+        )
+
     async def favicon(request: Request) -> Response:
         return Response(status_code=204)  # browsers ask on every origin; not an agent action
 
@@ -71,7 +96,7 @@ def system_app(system: str, runtime: Runtime, testids: bool) -> Starlette:
             Route("/favicon.ico", favicon),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
-        exception_handlers={404: not_found, 405: not_found},
+        exception_handlers={404: not_found, 405: not_found, Exception: server_error},
     )
     app.state.runtime = runtime
     app.state.env = make_env(testids)
@@ -153,12 +178,14 @@ class EmbeddedSuite:
         data_dir: Path | None = None,
         cache_dir: Path | None = None,
         ports: Mapping[str, int] | None = None,
+        _fault_injection: bool = False,
     ) -> EmbeddedSuite:
         """Generate (or reuse) the world's template and serve every system on its own port.
 
         `testids=None` keeps data-testid attributes unless $ENDSTATE_NO_TESTIDS is set;
         `ports` pins ports by system name ("ehr", "payer_a", "payer_b", "fax", "grading"), else
-        free ones.
+        free ones. `_fault_injection` is the suite's private testing flag: it lets tests make a
+        write fail mid-transaction (`runtime.arm_fault`); nothing else can turn it on.
         """
         world = generate_world(world_seed, clock)
         template = template_path(world, cache_dir)
@@ -168,7 +195,7 @@ class EmbeddedSuite:
         data_dir.mkdir(parents=True, exist_ok=True)
         if testids is None:
             testids = not os.environ.get(NO_TESTIDS_ENV)
-        runtime = Runtime(world, template, data_dir, testids)
+        runtime = Runtime(world, template, data_dir, testids, faults=_fault_injection)
         suite = cls(world, runtime, host, token or secrets.token_urlsafe(32), ports or {}, owned)
         suite._thread.start()
         suite._wait_started()

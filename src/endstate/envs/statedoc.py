@@ -158,6 +158,16 @@ def _ehr(episode: Episode, events: list[dict[str, Any]], last_doc: str) -> dict[
                 (last_doc,),
             )
         ],
+        "patients_inquired": _unique(
+            [e["detail"]["mrn"] for e in ehr_events if e["kind"] == "patient.inquiry"]
+        ),
+        "patient_inquiries": _unique(
+            [
+                {"mrn": e["detail"]["mrn"], "claim_id": e["detail"]["claim_id"]}
+                for e in ehr_events
+                if e["kind"] == "patient.inquiry"
+            ]
+        ),
         "dme_orders_viewed": _unique(
             [e["detail"]["order_id"] for e in ehr_events if e["kind"] == "dme.tab.open"]
         ),
@@ -298,6 +308,7 @@ def _fax(episode: Episode) -> dict[str, Any]:
             "WHERE a.fax_id = ? ORDER BY a.seq",
             (f["id"],),
         )
+        uploads = _attachments(episode, "fax", f["id"])
         out.append(
             {
                 "id": f["id"],
@@ -310,6 +321,11 @@ def _fax(episode: Episode) -> dict[str, Any]:
                 "sent_at": f["created_at"],
                 "attachments": [dict(d) | {"signed": bool(d["signed"])} for d in docs],
                 "document_ids": [d["id"] for d in docs],
+                "uploads": uploads,
+                "all_document_ids": _unique(
+                    [d["id"] for d in docs]
+                    + [u["document_id"] for u in uploads if u["document_id"] is not None]
+                ),
             }
         )
     return {"transmissions": out}

@@ -12,7 +12,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import astuple
 from pathlib import Path
@@ -214,6 +214,9 @@ class EpisodeDB:
         self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.conn.row_factory = sqlite3.Row
         self.conn.execute("PRAGMA synchronous=NORMAL")
+        # A test-only hook (see Runtime.arm_fault): called inside a write's transaction, after
+        # its rows and before its event, so a failure there is a failure mid-write.
+        self.fault: Callable[[str], None] | None = None
 
     @classmethod
     def create(cls, template: Path, path: Path, clock: str) -> EpisodeDB:
@@ -246,6 +249,8 @@ class EpisodeDB:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self.conn
+            if self.fault is not None:
+                self.fault(kind)
             self._event(system, page, kind, detail, accepted=True)
         except BaseException:
             self.conn.execute("ROLLBACK")
@@ -269,7 +274,13 @@ class EpisodeDB:
     ) -> None:
         """An event with no other state change (a page view, a rejected request)."""
         self.conn.execute("BEGIN IMMEDIATE")
-        self._event(system, page, kind, detail, accepted)
+        try:
+            if self.fault is not None:
+                self.fault(kind)
+            self._event(system, page, kind, detail, accepted)
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
         self.conn.execute("COMMIT")
 
     def _event(

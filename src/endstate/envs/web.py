@@ -180,7 +180,11 @@ def endpoint(
                 return await handler(ctx)
             except Exception as exc:
                 ctx.db.rollback_open()
-                ctx.event("server.error", {"error": type(exc).__name__}, accepted=False)
+                ctx.event(
+                    "server.error",
+                    {"error": type(exc).__name__, "method": request.method},
+                    accepted=False,
+                )
                 return plain_page(
                     request,
                     500,
