@@ -21,6 +21,7 @@ from rich.table import Table
 
 from endstate import firewall
 from endstate.build import build_info
+from endstate.builtin.cli import corpus_extra_app
 from endstate.corpus import lock as corpus_lock
 from endstate.corpus.loader import load_corpus, read_tasks
 from endstate.corpus.problems import errors, warnings
@@ -46,6 +47,7 @@ corpus_app = typer.Typer(
 )
 app.add_typer(corpus_app, name="corpus")
 app.add_typer(env_app, name="env")
+corpus_app.registered_commands.extend(corpus_extra_app.registered_commands)
 
 out = Console()
 err = Console(stderr=True)
@@ -311,7 +313,10 @@ class RunProgress:
 
 @app.command("run")
 def run(
-    corpus: Annotated[Path, typer.Option("--corpus", help="Corpus directory (vendored).")],
+    corpus: Annotated[
+        Path | None,
+        typer.Option("--corpus", help="Corpus directory (default: the built-in corpus)."),
+    ] = None,
     agent: Annotated[
         str, typer.Option("--agent", help="null | replay:FILE | command:CMD | llm:MODEL")
     ] = "null",
@@ -377,6 +382,10 @@ def run(
         ),
     )
     bar = RunProgress()
+    if corpus is None:
+        from endstate.builtin import builtin_corpus_path
+
+        corpus = builtin_corpus_path()
     options = RunOptions(
         corpus=corpus,
         agent=made,

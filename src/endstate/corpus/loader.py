@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from endstate.corpus import hab_v2
+from endstate.corpus import hab_v2, native
 from endstate.corpus.lock import CorpusLock, compare, corpus_files, hash_tree, read_lock, tree_hash
 from endstate.corpus.model import Task
 from endstate.corpus.problems import Problem, errors
@@ -64,7 +64,8 @@ def read_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
         except UnicodeDecodeError:
             problems.append(Problem(file=rel, reason="not valid UTF-8 text"))
             continue
-        task, found = hab_v2.parse_task(rel, family, data)
+        parse = native.parse_task if native.is_native(data) else hab_v2.parse_task
+        task, found = parse(rel, family, data)
         problems += found
         if task is not None:
             tasks.append(task)

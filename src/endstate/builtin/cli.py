@@ -1,0 +1,152 @@
+"""`endstate corpus generate` and `endstate corpus validate`, as a sub-app to mount."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import json
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from endstate.builtin import BUILTIN_COUNT, BUILTIN_SEED
+from endstate.builtin.generator import generate_corpus
+from endstate.corpus.loader import load_corpus
+from endstate.corpus.validate import TaskValidation, validate_tasks
+from endstate.errors import EndstateError
+
+corpus_extra_app = typer.Typer(
+    help="Generate task corpora for the embedded environments and validate them.",
+    no_args_is_help=True,
+)
+out = Console(width=132)  # the table stays readable when piped
+err = Console(stderr=True)
+
+
+@corpus_extra_app.command("generate")
+def generate_cmd(
+    out_dir: Annotated[Path, typer.Option("--out", help="Directory to write the corpus into.")],
+    seed: Annotated[
+        int, typer.Option("--seed", help="Corpus seed; the world is generated from it too.")
+    ] = BUILTIN_SEED,
+    count: Annotated[int, typer.Option("--count", help="Number of tasks.")] = BUILTIN_COUNT,
+    name: Annotated[str | None, typer.Option("--name", help="Corpus name in the lock.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace a non-empty --out.")] = False,
+) -> None:
+    """A fresh world from --seed and --count tasks over it, written under family folders."""
+    lock = generate_corpus(seed, count, out_dir, name=name, force=force)
+    tasks = len(lock.files)
+    out.print(
+        f"wrote {tasks} tasks to {out_dir} (world seed {seed})\n"
+        f"tree sha256 {lock.tree_hash}\n"
+        f"run them with: endstate run --corpus {out_dir} --world-seed {seed} ...",
+        highlight=False,
+    )
+
+
+def _mark(ok: bool) -> str:
+    return "[green]yes[/]" if ok else "[red]NO[/]"
+
+
+def _table(results: list[TaskValidation]) -> Table:
+    table = Table(title="Validation", title_justify="left")
+    for col in ("task", "template", "tier", "ref", "null", "mutants", "can fail", "result"):
+        table.add_column(col, justify="left" if col in ("task", "template") else "right")
+    for v in results:
+        table.add_row(
+            v.task_id,
+            v.template_id,
+            v.tier,
+            _mark(v.solvable),
+            "[green]fails[/]" if v.discriminating else "[red]PASSES[/]",
+            f"{v.caught}/{len(v.mutations)}",
+            f"{len(v.exercised)}/{v.checks}",
+            "[green]ok[/]" if v.ok else "[red]FAIL[/]",
+        )
+    return table
+
+
+@corpus_extra_app.command("validate")
+def validate_cmd(
+    path: Annotated[Path, typer.Argument(help="A corpus of native tasks.")],
+    workers: Annotated[int, typer.Option("--workers", help="Parallel attempts.")] = 2,
+    tasks: Annotated[
+        str | None, typer.Option("--tasks", help="Only task ids matching these globs (a,b).")
+    ] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the findings as JSON here.")
+    ] = None,
+    per_template: Annotated[
+        int | None,
+        typer.Option("--per-template", min=1, help="Only the first N tasks of each template."),
+    ] = None,
+) -> None:
+    """Reference earns every deterministic point, null fails, every mutation fails a check."""
+    corpus = load_corpus(path)
+    chosen = corpus.tasks
+    if tasks:
+        globs = [g.strip() for g in tasks.split(",")]
+        chosen = [t for t in chosen if any(fnmatch.fnmatchcase(t.id, g) for g in globs)]
+        if not chosen:
+            raise EndstateError(f"--tasks {tasks!r}: matches no task in {path}")
+    if per_template is not None:
+        taken: dict[str, int] = {}
+        sample = []
+        for task in chosen:
+            template = str(task.grading.extra.get("template_id", ""))
+            if taken.get(template, 0) < per_template:
+                taken[template] = taken.get(template, 0) + 1
+                sample.append(task)
+        chosen = sample
+    began = time.monotonic()
+    done = 0
+
+    def progress(v: TaskValidation) -> None:
+        nonlocal done
+        done += 1
+        state = "ok" if v.ok else "FAIL"
+        err.print(f"[{done}/{len(chosen)}] {v.task_id} {state}", highlight=False)
+
+    results = asyncio.run(validate_tasks(chosen, workers=workers, on_done=progress))
+    out.print(_table(results))
+    failed = [v for v in results if not v.ok]
+    for v in failed:
+        for reason in v.reasons():
+            out.print(f"[red]{v.task_id}[/]: {reason}", highlight=False, soft_wrap=True)
+    total_m = sum(len(v.mutations) for v in results)
+    caught = sum(v.caught for v in results)
+    ungraded = sum(len(v.reference.ungraded) for v in results if v.reference)
+    out.print(
+        f"{len(results)} tasks in {time.monotonic() - began:.0f}s with {workers} worker(s): "
+        f"solvable {sum(v.solvable for v in results)}/{len(results)}, "
+        f"discriminating {sum(v.discriminating for v in results)}/{len(results)}, "
+        f"mutation coverage {caught}/{total_m}"
+        f"{f' ({caught / total_m:.0%})' if total_m else ''}; "
+        f"{ungraded} rubric check(s) ungraded (no judge); "
+        f"{len(failed)} task(s) failed",
+        highlight=False,
+    )
+    if json_out is not None:
+        json_out.write_text(json.dumps([_dump(v) for v in results], indent=2) + "\n")
+    if failed:
+        raise typer.Exit(1)
+
+
+def _dump(v: TaskValidation) -> dict[str, object]:
+    return {
+        "task_id": v.task_id,
+        "template_id": v.template_id,
+        "family": v.family,
+        "tier": v.tier,
+        "ok": v.ok,
+        "solvable": v.solvable,
+        "discriminating": v.discriminating,
+        "mutations": {m.id: m.caught for m in v.mutations},
+        "checks_that_can_fail": sorted(v.exercised),
+        "reasons": v.reasons(),
+        "confirmed_after_retry": v.retried,
+    }

@@ -1,0 +1,197 @@
+"""Generate a corpus: a fresh world from a seed, and tasks over it from the templates.
+
+Everything is a pure function of (seed, count, clock): every random choice comes from a
+`random.Random` keyed by the seed and what it is choosing for, files are written with sorted
+keys, and the lock's timestamp is the world's pinned clock — so the same seed gives
+byte-identical files, and a different seed gives a different world and different records.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from endstate.builtin.templates import FAMILIES, FAMILY_WEIGHTS, TEMPLATES, TIERS, Template
+from endstate.builtin.templates.common import Draft, WorldView
+from endstate.corpus.lock import LOCK_NAME, CorpusLock, hash_tree, tree_hash
+from endstate.corpus.native import FORMAT
+from endstate.envs.world import DEFAULT_CLOCK, generate_world
+from endstate.errors import EndstateError
+
+ID_PREFIX = {"prior_auth": "pa", "appeals_denials": "dn", "dme": "dme"}
+
+
+class GenerationError(EndstateError):
+    """The world cannot supply the tasks asked for."""
+
+
+def world_seed_for(seed: int) -> int:
+    """The world a corpus seed runs on. The identity, so `--world-seed` is the same number."""
+    return seed
+
+
+def allocate(count: int) -> dict[tuple[str, str], int]:
+    """Tasks per (family, tier): families 4:4:1 by largest remainder, tiers 1:1:1 within.
+
+    A family's leftover tasks go to a different tier for each family, so the tier totals
+    stay as equal as the count allows.
+    """
+    if count < 1:
+        raise GenerationError("count must be at least 1")
+    total = sum(FAMILY_WEIGHTS.values())
+    exact = {f: count * FAMILY_WEIGHTS[f] / total for f in FAMILIES}
+    per_family = {f: int(exact[f]) for f in FAMILIES}
+    left = count - sum(per_family.values())
+    for f in sorted(FAMILIES, key=lambda f: (-(exact[f] - per_family[f]), FAMILIES.index(f))):
+        if left == 0:
+            break
+        per_family[f] += 1
+        left -= 1
+    cells: dict[tuple[str, str], int] = {}
+    for i, family in enumerate(FAMILIES):
+        n = per_family[family]
+        for j, tier in enumerate(TIERS):
+            cells[(family, tier)] = n // len(TIERS) + (1 if (j - i) % len(TIERS) < n % 3 else 0)
+    return cells
+
+
+@dataclass
+class Generated:
+    """One generated task: where it goes in the corpus, and its file content."""
+
+    path: str
+    data: dict[str, Any]
+
+    def text(self) -> str:
+        return json.dumps(self.data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _quotas(
+    cell: Sequence[Template], n: int, available: dict[str, int], where: str
+) -> dict[str, int]:
+    quota = {t.id: 0 for t in cell}
+    while n:
+        progressed = False
+        for t in cell:
+            if n and quota[t.id] < available[t.id]:
+                quota[t.id] += 1
+                n -= 1
+                progressed = True
+        if not progressed:
+            have = ", ".join(f"{t.id}: {available[t.id]}" for t in cell)
+            raise GenerationError(
+                f"{where}: the world has too few fitting records ({have}); "
+                "use a smaller --count or another --seed"
+            )
+    return quota
+
+
+def _task_data(draft: Draft, template: Template, view: WorldView, task_id: str) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "id": task_id,
+        "instruction": draft.instruction,
+        "family": template.family,
+        "scenario_label": draft.scenario_label,
+        "start": {"system": draft.start_system, "path": draft.start_path},
+        "tier": template.tier,
+        "checks": draft.checks,
+        "expected_outcome": draft.expected_outcome,
+        "rationale": draft.rationale,
+        "template_id": template.id,
+        "world": view.pinned,
+        "reference": {
+            "steps": draft.traj.steps,
+            "consequential": sorted(draft.traj.writes),
+        },
+        "mutations": [m.dump() for m in draft.mutations],
+        "given": draft.given,
+        "record": draft.key,
+    }
+
+
+def generate(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[Generated]:
+    """K tasks over the world of `seed`, spread over templates by family and tier."""
+    world = generate_world(world_seed_for(seed), clock)
+    view = WorldView(world)
+    used: set[str] = set()
+    drafts: dict[str, list[tuple[Template, Draft]]] = {f: [] for f in FAMILIES}
+    for (family, tier), n in allocate(count).items():
+        if n == 0:
+            continue
+        cell = sorted((t for t in TEMPLATES if (t.family, t.tier) == (family, tier)), key=_id)
+        pools: dict[str, list[str]] = {}
+        for t in cell:
+            pool = sorted(set(t.candidates(view)))
+            random.Random(f"{seed}:{t.id}").shuffle(pool)
+            pools[t.id] = pool
+        quota = _quotas(cell, n, {k: len(v) for k, v in pools.items()}, f"{family}/{tier}")
+        for t in cell:
+            fresh = [k for k in pools[t.id] if k not in used]
+            chosen = (fresh + [k for k in pools[t.id] if k in used])[: quota[t.id]]
+            for key in chosen:
+                used.add(key)
+                rng = random.Random(f"{seed}:{t.id}:{key}")
+                drafts[family].append((t, t.build(view, key, rng)))
+    out: list[Generated] = []
+    for family in FAMILIES:
+        items = sorted(drafts[family], key=lambda x: (x[0].id, x[1].key))
+        # Ids are numbered after a shuffle: neither the id nor its position tells the template.
+        random.Random(f"{seed}:ids:{family}").shuffle(items)
+        for n, (template, draft) in enumerate(items, start=1):
+            task_id = f"{ID_PREFIX[family]}-{seed}-{n:03d}"
+            data = _task_data(draft, template, view, task_id)
+            out.append(Generated(f"{family}/{task_id}.json", data))
+    return out
+
+
+def _id(t: Template) -> str:
+    return t.id
+
+
+def write_corpus(
+    tasks: Sequence[Generated],
+    out: Path,
+    *,
+    name: str,
+    source: str,
+    stamp: str,
+    force: bool = False,
+) -> CorpusLock:
+    """Write the task files and a lock pinning them; refuses a non-empty directory unless forced."""
+    if out.exists() and any(out.iterdir()):
+        if not force:
+            raise EndstateError(f"{out}: already exists and is not empty (use --force to replace)")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for task in tasks:
+        path = out / task.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(task.text(), encoding="utf-8")
+    files = hash_tree(out)
+    lock = CorpusLock(
+        name=name, source=source, imported_at=stamp, files=files, tree_hash=tree_hash(files)
+    )
+    (out / LOCK_NAME).write_text(lock.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return lock
+
+
+def generate_corpus(
+    seed: int, count: int, out: Path, *, name: str | None = None, force: bool = False
+) -> CorpusLock:
+    """`endstate corpus generate`: tasks for a seed, written and locked."""
+    tasks = generate(seed, count)
+    clock = tasks[0].data["world"]["clock"] if tasks else DEFAULT_CLOCK
+    return write_corpus(
+        tasks,
+        out,
+        name=name or f"endstate-generated-s{seed}",
+        source=f"endstate corpus generate --seed {seed} --count {count}",
+        stamp=f"{clock}+00:00",
+        force=force,
+    )

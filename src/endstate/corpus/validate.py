@@ -1,0 +1,390 @@
+"""Prove each generated task solvable and discriminating before anyone is scored on it.
+
+For every task, on fresh episodes of the world it was made for, through a real browser:
+
+1. the reference trajectory earns every deterministic point (rubric checks need a judge and
+   are reported as ungraded);
+2. the null attempt (the start page, then nothing) does not pass;
+3. every mutation of the reference (each consequential step dropped; the look-alike record,
+   the decoy document, the wrong value or action where the template defines one) fails at
+   least one deterministic check — so each check is shown able to fail for its reason.
+
+One browser and one suite serve everything; each attempt has its own episode and context.
+A mutation that only drops the last write is not replayed: every step after that write in
+the reference is read-only, so its end state is the reference's state just before that
+write, which the reference attempt reads as it passes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from endstate import firewall
+from endstate.agents.actions import ActOptions
+from endstate.builtin.trajectory import PlayResult, StepError, apply_edits, play
+from endstate.corpus.model import Task
+from endstate.records import TaskRecord
+from endstate.scoring.task_score import score_task
+
+REFERENCE_TIMEOUT_MS = 5000.0
+MUTATION_TIMEOUT_MS = 2500.0  # a mutant that cannot go on should stop soon
+# A result that would fail the task is confirmed once more before it counts: a step that
+# timed out on a loaded machine must not pass for a finding about the task.
+CONFIRM_TIMEOUT_MS = REFERENCE_TIMEOUT_MS * 2
+
+
+@dataclass
+class Attempt:
+    """One validation attempt's outcome: how far it played, and the checks it failed."""
+
+    label: str
+    played: PlayResult | None
+    failed: list[int] = field(default_factory=list)
+    ungraded: list[int] = field(default_factory=list)
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def fails_a_check(self) -> bool:
+        return self.error is None and bool(self.failed)
+
+
+@dataclass
+class MutationResult:
+    id: str
+    kind: str
+    why: str
+    attempt: Attempt
+
+    @property
+    def caught(self) -> bool:
+        return self.attempt.fails_a_check
+
+
+@dataclass
+class TaskValidation:
+    """Everything validation found about one task."""
+
+    task_id: str
+    template_id: str
+    family: str
+    tier: str
+    checks: int
+    problems: list[str] = field(default_factory=list)
+    reference: Attempt | None = None
+    null: Attempt | None = None
+    mutations: list[MutationResult] = field(default_factory=list)
+    retried: list[str] = field(default_factory=list)
+
+    @property
+    def solvable(self) -> bool:
+        r = self.reference
+        return (
+            r is not None
+            and r.error is None
+            and r.played is not None
+            and r.played.ok
+            and (not r.failed)
+        )
+
+    @property
+    def discriminating(self) -> bool:
+        return self.null is not None and self.null.fails_a_check
+
+    @property
+    def caught(self) -> int:
+        return sum(1 for m in self.mutations if m.caught)
+
+    @property
+    def exercised(self) -> set[int]:
+        """Checks that failed in at least one of the null attempt and the mutations."""
+        out = set(self.null.failed if self.null else [])
+        for m in self.mutations:
+            out |= set(m.attempt.failed)
+        return out
+
+    @property
+    def ok(self) -> bool:
+        return (
+            not self.problems
+            and self.solvable
+            and self.discriminating
+            and self.caught == len(self.mutations)
+            and bool(self.mutations)
+        )
+
+    def reasons(self) -> list[str]:
+        out = list(self.problems)
+        r = self.reference
+        if r is not None and not self.solvable:
+            if r.error:
+                out.append(f"reference: {r.error}")
+            elif r.played is not None and not r.played.ok:
+                out.append(f"reference stopped at {r.played.error}")
+            if r.failed:
+                out.append(f"reference fails check(s) {', '.join(map(str, r.failed))}")
+        if self.null is not None and not self.discriminating:
+            out.append(self.null.error or "the null attempt passes every deterministic check")
+        if self.reference is not None and not self.mutations:
+            out.append("no mutations")
+        for m in self.mutations:
+            if not m.caught:
+                detail = m.attempt.error or "passes every deterministic check"
+                out.append(f"mutation {m.id} ({m.why}): {detail}")
+        return out
+
+
+def _verdicts(record: TaskRecord) -> tuple[list[int], list[int]]:
+    failed = [v.index for v in record.checks if v.type == "jmespath" and v.outcome != "pass"]
+    ungraded = [v.index for v in record.checks if v.outcome == "ungraded"]
+    return failed, ungraded
+
+
+def _drop_only(edits: Sequence[dict[str, Any]]) -> int | None:
+    if len(edits) == 1 and edits[0].get("op") == "drop":
+        return int(edits[0]["at"])
+    return None
+
+
+Progress = Callable[[TaskValidation], None]
+
+
+class Validator:
+    """Runs validation attempts on one environment with one browser, `workers` at a time."""
+
+    def __init__(self, env: Any, browser: Any, workers: int) -> None:
+        self.env = env
+        self.browser = browser
+        self.workers = max(1, workers)
+
+    async def attempt(
+        self,
+        task: Task,
+        label: str,
+        steps: Sequence[dict[str, Any]] | None,
+        timeout_ms: float,
+        checkpoint: int | None = None,
+    ) -> tuple[Attempt, dict[str, Any] | None]:
+        """One attempt on a fresh episode; with `checkpoint`, also the state before that step."""
+        began = time.monotonic()
+        try:
+            episode = await self.env.open_episode(task.public, f"validate:{task.id}")
+        except Exception as exc:
+            return Attempt(label, None, error=f"episode could not open: {exc}"), None
+        context = None
+        snapshot: dict[str, Any] = {}
+        try:
+            context = await self.browser.new_context(accept_downloads=True)
+            page = await context.new_page()
+            start = firewall.project(task, episode.binding).start_url
+            if start:
+                with contextlib.suppress(Exception):
+                    await page.goto(start, wait_until="load", timeout=30_000)
+            played: PlayResult | None = None
+            if steps is not None:
+                with tempfile.TemporaryDirectory(prefix="endstate-validate-") as tmp:
+                    options = ActOptions(
+                        timeout_ms=timeout_ms,
+                        download_dir=Path(tmp),
+                        files_dir=Path(tmp),
+                        upload_roots=(Path(tmp),),
+                    )
+
+                    async def take() -> None:
+                        snapshot["state"] = await self.env.read_state(episode, page)
+
+                    played = await play(page, steps, options, checkpoint, take)
+            state = await self.env.read_state(episode, page)
+            record = score_task(task, state, label)
+            failed, ungraded = _verdicts(record)
+            result = Attempt(label, played, failed, ungraded)
+        except Exception as exc:
+            result = Attempt(label, None, error=f"{type(exc).__name__}: {exc}")
+        finally:
+            if context is not None:
+                with contextlib.suppress(Exception):
+                    await context.close()
+            with contextlib.suppress(Exception):
+                await self.env.close_episode(episode)
+        result.seconds = round(time.monotonic() - began, 3)
+        return result, snapshot.get("state")
+
+    def _from_state(self, task: Task, label: str, state: dict[str, Any] | None) -> Attempt:
+        if state is None:
+            return Attempt(label, None, error="the reference never reached this step")
+        failed, ungraded = _verdicts(score_task(task, state, label))
+        return Attempt(label, None, failed, ungraded)
+
+    async def validate(
+        self, tasks: Sequence[Task], on_done: Progress | None = None
+    ) -> list[TaskValidation]:
+        """Validate every task; attempts of all tasks share the worker pool."""
+        results = {t.id: _shell(t) for t in tasks}
+        jobs: asyncio.Queue[Callable[[], Any]] = asyncio.Queue()
+        pending = {t.id: 0 for t in tasks}
+
+        def finish(task_id: str) -> None:
+            pending[task_id] -= 1
+            if pending[task_id] == 0 and on_done is not None:
+                on_done(results[task_id])
+
+        planned: list[tuple[int, int, Callable[[], Any]]] = []
+        for task in tasks:
+            v = results[task.id]
+            jobs_for = [] if v.problems else self._jobs(task, v, finish)
+            if v.problems:  # a task that cannot be attempted is reported at once
+                if on_done is not None:
+                    on_done(v)
+                continue
+            size = len(task.grading.extra["reference"]["steps"])
+            for job in jobs_for:
+                pending[task.id] += 1
+                planned.append((size, len(planned), job))
+        # Longest trajectories first, so the last attempts to finish are short ones.
+        for _, _, job in sorted(planned, key=lambda p: (-p[0], p[1])):
+            jobs.put_nowait(job)
+
+        async def worker() -> None:
+            while True:
+                try:
+                    job = jobs.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                await job()
+
+        await asyncio.gather(*(worker() for _ in range(self.workers)))
+        return [results[t.id] for t in tasks]
+
+    def _jobs(
+        self, task: Task, v: TaskValidation, finish: Callable[[str], None]
+    ) -> list[Callable[[], Any]]:
+        extra = task.grading.extra
+        reference = extra["reference"]
+        steps: list[dict[str, Any]] = list(reference["steps"])
+        writes: list[int] = list(reference.get("consequential") or [])
+        last = max(writes) if writes else None
+        prefix_mutations: list[dict[str, Any]] = []
+        replayed: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+        for m in extra.get("mutations") or []:
+            if last is not None and _drop_only(m["edits"]) == last:
+                prefix_mutations.append(m)
+                continue
+            try:
+                replayed.append((m, apply_edits(steps, m["edits"])))
+            except (StepError, KeyError, ValueError) as exc:
+                v.problems.append(f"mutation {m.get('id')}: {exc}")
+
+        async def run_reference() -> None:
+            checkpoint = last if prefix_mutations else None
+            v.reference, before = await self.attempt(
+                task, "reference", steps, REFERENCE_TIMEOUT_MS, checkpoint
+            )
+            if not v.solvable:
+                v.reference, before = await self.attempt(
+                    task, "reference", steps, CONFIRM_TIMEOUT_MS, checkpoint
+                )
+                v.retried.append("reference")
+            for m in prefix_mutations:
+                v.mutations.append(
+                    MutationResult(
+                        m["id"],
+                        m.get("kind", ""),
+                        m.get("why", ""),
+                        self._from_state(task, m["id"], before),
+                    )
+                )
+            finish(task.id)
+
+        async def run_null() -> None:
+            v.null, _ = await self.attempt(task, "null", None, MUTATION_TIMEOUT_MS)
+            finish(task.id)
+
+        def mutant(m: dict[str, Any], mutated: list[dict[str, Any]]) -> Callable[[], Any]:
+            async def run() -> None:
+                result, _ = await self.attempt(task, m["id"], mutated, MUTATION_TIMEOUT_MS)
+                if not result.fails_a_check:
+                    result, _ = await self.attempt(task, m["id"], mutated, CONFIRM_TIMEOUT_MS)
+                    v.retried.append(m["id"])
+                v.mutations.append(
+                    MutationResult(m["id"], m.get("kind", ""), m.get("why", ""), result)
+                )
+                finish(task.id)
+
+            return run
+
+        return [run_reference, run_null, *(mutant(m, s) for m, s in replayed)]
+
+
+def _shell(task: Task) -> TaskValidation:
+    extra = task.grading.extra
+    v = TaskValidation(
+        task_id=task.id,
+        template_id=str(extra.get("template_id") or "—"),
+        family=task.family,
+        tier=task.tier,
+        checks=len(task.grading.checks),
+    )
+    if not extra.get("reference"):
+        v.problems.append("no reference trajectory (only native tasks can be validated)")
+    verdict = firewall.verify(task)
+    if verdict.status != "verified":
+        v.problems.append(f"firewall: {verdict.reason}")
+    return v
+
+
+def world_seed(task: Task) -> int | None:
+    world = task.grading.extra.get("world")
+    return int(world["seed"]) if isinstance(world, dict) and "seed" in world else None
+
+
+async def validate_tasks(
+    tasks: Sequence[Task], workers: int = 2, on_done: Progress | None = None
+) -> list[TaskValidation]:
+    """Validate tasks, starting one embedded suite per world the tasks were made for."""
+    from endstate.browser import async_browser
+    from endstate.envs.server import EmbeddedSuite
+    from endstate.runs.embedded import EmbeddedEnvironment
+
+    by_world: dict[tuple[int, str], list[Task]] = {}
+    out: dict[str, TaskValidation] = {}
+    for task in tasks:
+        world = task.grading.extra.get("world")
+        if not isinstance(world, dict):
+            v = _shell(task)
+            v.problems.append("no world pin")
+            out[task.id] = v
+            if on_done:
+                on_done(v)
+            continue
+        by_world.setdefault((int(world["seed"]), str(world["clock"])), []).append(task)
+    async with async_browser() as browser:
+        for (seed, clock), group in sorted(by_world.items()):
+            suite = await asyncio.to_thread(EmbeddedSuite.start, seed, clock=clock)
+            env = EmbeddedEnvironment(suite, run_seed=0)
+            try:
+                fitting: list[Task] = []
+                for task in group:
+                    pinned = task.grading.extra["world"].get("sha256")
+                    if pinned != suite.world.sha256:
+                        v = _shell(task)
+                        v.problems.append(
+                            f"world drift: task pins {str(pinned)[:12]}, the generator now "
+                            f"makes {suite.world.sha256[:12]} for seed {seed}"
+                        )
+                        out[task.id] = v
+                        if on_done:
+                            on_done(v)
+                    else:
+                        fitting.append(task)
+                for v in await Validator(env, browser, workers).validate(fitting, on_done):
+                    out[v.task_id] = v
+            finally:
+                await env.aclose()
+    return [out[t.id] for t in tasks]
