@@ -130,3 +130,48 @@ def test_judge_down_flags_the_task_and_it_cannot_pass(
     assert record.flagged and record.status == "failed"
     assert record.earned == 2 and record.weight == 3
     assert record.checks[2].outcome == "ungraded" and "HTTP 500" in record.checks[2].detail
+
+
+def test_a_link_that_opens_a_new_tab_is_followed_in_the_agents_page(
+    embedded_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    corpus = embedded_corpus(1)
+    task = corpus / "prior_auth" / "pa-easy-1.json"
+    doc = json.loads(task.read_text())
+    doc["evals"] = [
+        {
+            "type": "jmespath",
+            "query": "length(events[?system=='fax' && kind=='page.view']) > `0`",
+            "expected_value": True,
+            "points": 1,
+        }
+    ]
+    task.write_text(json.dumps(doc))
+    ref = doc["goal"].split()[2].rstrip(".")
+    trajectory = tmp_path / "fax.json"
+    trajectory.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "actions": [
+                    {"type": "goto", "url": f"/referrals/{ref}"},
+                    {"type": "click", "target": {"role": "tab", "name": "Documents"}},
+                    {"type": "click", "target": {"role": "link", "name": "Send documents by fax"}},
+                    {
+                        "type": "fill",
+                        "target": {"label": "Cover note"},
+                        "value": "Records attached.",
+                    },
+                    {"type": "done", "message": "fax page reached"},
+                ],
+            }
+        )
+    )
+    result = run(corpus, f"replay:{trajectory}", tmp_path / "runs")
+    (record,) = result.records
+    actions = json.loads(
+        (result.store.root / "traces" / "pa-easy-1" / "1" / "actions.json").read_text()
+    )
+    assert "opened a new tab; followed here" in actions[2]["result"]
+    assert actions[3]["ok"], actions[3]  # the fax form is in the agent's own page now
+    assert record.status == "passed"

@@ -340,8 +340,17 @@ class ActionFailed(Exception):
 async def perform(page: Page, action: Action, options: ActOptions | None = None) -> ActionResult:
     """Do one action with real Playwright input. Failures come back as ok=False, never raised."""
     options = options or ActOptions()
+    popups: list[Page] = []
+
+    def opened(popup: Page) -> None:
+        popups.append(popup)
+
+    page.on("popup", opened)
     try:
-        return await _dispatch(page, action, options)
+        result = await _dispatch(page, action, options)
+        if isinstance(action, Click | Press) and not popups:
+            await asyncio.sleep(0.05)  # a new tab's event can trail the click by a moment
+        return await _follow_new_tab(page, popups, result, options)
     except ActionFailed as exc:
         return ActionResult(False, str(exc))
     except PlaywrightTimeoutError as exc:
@@ -350,6 +359,8 @@ async def perform(page: Page, action: Action, options: ActOptions | None = None)
         return ActionResult(False, f"{_verb(action)}: {_first_line(exc)}")
     except OSError as exc:
         return ActionResult(False, f"{_verb(action)}: {exc}")
+    finally:
+        page.remove_listener("popup", opened)
 
 
 def _verb(action: Action) -> str:
@@ -406,6 +417,33 @@ async def _dispatch(page: Page, action: Action, opts: ActOptions) -> ActionResul
         case Done(message=message) | GiveUp(message=message):
             return ActionResult(True, f"{action.type}: {message}")
     raise ActionFailed(f"unsupported action {action.type!r}")  # pragma: no cover
+
+
+async def _follow_new_tab(
+    page: Page, opened: list[Page], result: ActionResult, opts: ActOptions
+) -> ActionResult:
+    """A link that opened a new tab is followed in this one, and the new tab closed.
+
+    Agents work in one page; portals like to open another. Following the link here keeps the
+    agent's view and the harness's page the same, and says so in the result.
+    """
+    if not opened:
+        return result
+    url = ""
+    for tab in opened:
+        with contextlib.suppress(PlaywrightError):
+            await tab.wait_for_load_state("domcontentloaded", timeout=opts.navigation_timeout_ms)
+        url = url or tab.url
+        with contextlib.suppress(PlaywrightError):
+            await tab.close()
+    if not url or url == "about:blank":
+        return result
+    await page.goto(url, wait_until="load", timeout=opts.navigation_timeout_ms)
+    return ActionResult(
+        result.ok,
+        f"{result.message} (it opened a new tab; followed here: {page.url})",
+        result.details,
+    )
 
 
 async def _settle(page: Page, opts: ActOptions) -> None:
