@@ -1,23 +1,13 @@
 #!/usr/bin/env bash
-# The main job on the embedded default: vendor the public training corpus and score the
-# end states recorded from the benchmark's own portals. Replaced by `endstate run` on the
-# embedded environments once the runner exists.
+# The main job on the embedded default, with no keys and no network:
+#   1. the null agent over the built-in corpus: a scored run, the floor every report shows;
+#   2. the reference trajectories (one task per template) replayed, each null attempt and each
+#      mutation checked: proof the tasks are solvable and discriminating.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.venv/bin}
-SHARED=${SHARED:-../shared}
-CORPUS_SRC="$SHARED/corpora/hab-v2-train"
-STATES="$SHARED/fixtures/hab-v2-states"
-if [ ! -d "$CORPUS_SRC" ] || [ ! -d "$STATES" ]; then
-  echo "demo: $CORPUS_SRC and $STATES are needed (set SHARED=...)" >&2
-  exit 1
-fi
-if [ ! -f corpora/hab-v2-train/endstate.lock.json ]; then
-  "$BIN/endstate" corpus import "$CORPUS_SRC" --name hab-v2-train
-fi
-"$BIN/endstate" corpus verify corpora/hab-v2-train
-mkdir -p runs/demo
-"$BIN/endstate" score --corpus corpora/hab-v2-train --states "$STATES" \
-  --pattern '*.solved.state.json' --only-supplied \
-  --out runs/demo/records.jsonl --report runs/demo/report.txt
-echo "records: runs/demo/records.jsonl  report: runs/demo/report.txt"
+mkdir -p runs
+"$BIN/endstate" run --agent null --workers 2 --out runs
+echo
+"$BIN/endstate" corpus validate "$("$BIN/python" -c 'from endstate.builtin import builtin_corpus_path as p; print(p())')" \
+  --per-template 1 --workers 2
