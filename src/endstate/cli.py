@@ -52,6 +52,15 @@ corpus_app.registered_commands.extend(corpus_extra_app.registered_commands)
 out = Console()
 err = Console(stderr=True)
 
+# Judge options shared by `score` and `run`.
+JudgeModel = Annotated[str | None, typer.Option("--judge-model", help="Judge model name.")]
+JudgeBaseUrl = Annotated[str, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint.")]
+JudgeK = Annotated[int, typer.Option("--judge-k", min=1, help="Judge calls per check.")]
+JudgeTimeout = Annotated[float, typer.Option("--judge-timeout", help="Seconds per call.")]
+JudgeCache = Annotated[Path, typer.Option("--judge-cache", help="SQLite file of cached verdicts.")]
+DEFAULT_JUDGE_URL = "https://api.openai.com/v1"
+DEFAULT_JUDGE_CACHE = Path(".endstate/judge-cache.sqlite")
+
 
 @corpus_app.command("import")
 def corpus_import(
@@ -189,19 +198,11 @@ def score(
             help="Score only tasks that have a state file (disclosed as a selection).",
         ),
     ] = False,
-    judge_model: Annotated[
-        str | None, typer.Option("--judge-model", help="Judge model name.")
-    ] = None,
-    judge_base_url: Annotated[
-        str, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint.")
-    ] = "https://api.openai.com/v1",
-    judge_k: Annotated[int, typer.Option("--judge-k", min=1, help="Judge calls per check.")] = 3,
-    judge_timeout: Annotated[
-        float, typer.Option("--judge-timeout", help="Seconds per call.")
-    ] = 60.0,
-    judge_cache: Annotated[
-        Path, typer.Option("--judge-cache", help="SQLite file of cached verdicts.")
-    ] = Path(".endstate/judge-cache.sqlite"),
+    judge_model: JudgeModel = None,
+    judge_base_url: JudgeBaseUrl = DEFAULT_JUDGE_URL,
+    judge_k: JudgeK = 3,
+    judge_timeout: JudgeTimeout = 60.0,
+    judge_cache: JudgeCache = DEFAULT_JUDGE_CACHE,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Parallel judge workers.")] = 8,
 ) -> None:
     """Score a directory of recorded end states into task records and print the report.
@@ -350,19 +351,11 @@ def run(
         list[str] | None,
         typer.Option("--agent-env", help="Environment variable passed to a command agent."),
     ] = None,
-    judge_model: Annotated[
-        str | None, typer.Option("--judge-model", help="Judge model name.")
-    ] = None,
-    judge_base_url: Annotated[
-        str, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint.")
-    ] = "https://api.openai.com/v1",
-    judge_k: Annotated[int, typer.Option("--judge-k", min=1, help="Judge calls per check.")] = 3,
-    judge_timeout: Annotated[
-        float, typer.Option("--judge-timeout", help="Seconds per call.")
-    ] = 60.0,
-    judge_cache: Annotated[
-        Path, typer.Option("--judge-cache", help="SQLite file of cached verdicts.")
-    ] = Path(".endstate/judge-cache.sqlite"),
+    judge_model: JudgeModel = None,
+    judge_base_url: JudgeBaseUrl = DEFAULT_JUDGE_URL,
+    judge_k: JudgeK = 3,
+    judge_timeout: JudgeTimeout = 60.0,
+    judge_cache: JudgeCache = DEFAULT_JUDGE_CACHE,
 ) -> None:
     """Evaluate an agent end to end: fresh episode per attempt, end state read back and scored."""
     import asyncio

@@ -7,7 +7,6 @@ hand it coroutines (`Browser.run`) while the browser launches only once.
 from __future__ import annotations
 
 import asyncio
-import shutil
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
@@ -15,16 +14,9 @@ from typing import Any, TypeVar
 from playwright.async_api import Browser as PWBrowser
 from playwright.async_api import Page, Playwright, async_playwright
 
+from endstate.browser import CHROMIUM_ARGS, chromium_executable
+
 T = TypeVar("T")
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 class Browser:
@@ -43,9 +35,10 @@ class Browser:
 
     async def _start(self) -> None:
         self.playwright = await async_playwright().start()
-        executable = CHROMIUM if shutil.which(CHROMIUM) else None
+        found = chromium_executable()
+        executable = str(found) if found else None
         self.browser = await self.playwright.chromium.launch(
-            executable_path=executable, args=CHROMIUM_ARGS, headless=True
+            executable_path=executable, args=list(CHROMIUM_ARGS), headless=True
         )
 
     def run(self, fn: Callable[[Page], Awaitable[T]], url: str | None = None) -> T:

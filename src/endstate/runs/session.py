@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from endstate import firewall
 from endstate.agents.base import Agent
 from endstate.build import build_info
@@ -41,7 +39,7 @@ from endstate.runs.manifest import (
     pin_mismatches,
 )
 from endstate.runs.runner import Runner, RunPlan
-from endstate.runs.store import RunStore
+from endstate.runs.store import RunStore, read_manifest_file
 from endstate.scoring.judge import Judge
 
 ENVIRONMENTS = ("embedded",)
@@ -168,17 +166,6 @@ def _manifest(
     )
 
 
-def _read_pin(path: Path) -> Manifest:
-    try:
-        return Manifest.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
-        raise EndstateError(f"{path}: pin file not found") from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "$"
-        raise EndstateError(f"{path}: not a run manifest ({where}: {first['msg']})") from None
-
-
 def _refuse(what: str, mismatches: list[str]) -> None:
     if mismatches:
         shown = "; ".join(mismatches[:3]) + (
@@ -196,7 +183,7 @@ async def execute(opts: RunOptions) -> RunResult:
         verdict = firewall.verify(task)
         if verdict.status == "blocked":
             blocked[task.id] = verdict.reason or "blocked"
-    pinned = _read_pin(opts.pin) if opts.pin else None
+    pinned = read_manifest_file(opts.pin) if opts.pin else None
     store: RunStore | None = RunStore(opts.resume) if opts.resume else None
     previous = store.read_manifest() if store else None
 

@@ -53,14 +53,9 @@ class RunStore:
         _atomic_write(self.manifest_path, manifest.model_dump_json(indent=2) + "\n")
 
     def read_manifest(self) -> Manifest:
-        try:
-            return Manifest.model_validate_json(self.manifest_path.read_bytes())
-        except FileNotFoundError:
-            raise EndstateError(f"{self.root}: no {MANIFEST}; not a run directory") from None
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "$"
-            raise EndstateError(f"{self.manifest_path}: {where}: {first['msg']}") from None
+        if not self.manifest_path.exists():
+            raise EndstateError(f"{self.root}: no {MANIFEST}; not a run directory")
+        return read_manifest_file(self.manifest_path)
 
     def append(self, record: TaskRecord) -> None:
         line = record.model_dump_json() + "\n"
@@ -106,6 +101,18 @@ class RunStore:
 
     def write_json(self, path: Path, data: object) -> None:
         _atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_manifest_file(path: Path) -> Manifest:
+    """A manifest from disk; a missing or invalid file is one clear line naming it."""
+    try:
+        return Manifest.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        raise EndstateError(f"{path}: manifest file not found") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "$"
+        raise EndstateError(f"{path}: not a run manifest ({where}: {first['msg']})") from None
 
 
 def _atomic_write(path: Path, text: str) -> None:
