@@ -11,14 +11,19 @@ import random
 
 from endstate.builtin.templates.base import Template
 from endstate.builtin.templates.common import (
+    NO_VALUE,
     Draft,
     Mutation,
     Traj,
     WorldView,
     drop_mutations,
     jcheck,
+    last_note,
+    notes_text,
     q,
     replace_value,
+    retarget,
+    rubric,
 )
 from endstate.envs import catalog
 from endstate.envs.world import DmeOrder, Document, mdy
@@ -111,7 +116,7 @@ class FaxOrder(Template):
                 f"{sent} | [0].patient_mrn", o.mrn, 1, "From this patient's chart", "Data Accuracy"
             ),
             jcheck(
-                f"{sent} | [0].document_ids",
+                f"{sent} | [0].all_document_ids",
                 [rx.id],
                 2,
                 "Exactly the signed written order was sent",
@@ -269,4 +274,354 @@ class StalePacket(SupplierPacket):
     stale = True
 
 
-TEMPLATES: tuple[Template, ...] = (FaxOrder(), SupplierPacket(), StalePacket())
+# A word of each document kind that any fair naming of it contains (either case of the
+# first letter), for checks that a note names the missing document.
+KIND_WORD = {
+    "prescription": "rescription",
+    "clinical_note": "linical note",
+    "lab": "ab result",
+    "lmn": "edical necessity",
+    "face_to_face": "ace-to-face",
+    "sleep_study": "leep study",
+    "imaging": "maging",
+}
+
+
+def _order_intro(w: WorldView, o: DmeOrder) -> str:
+    p = w.patients[o.mrn]
+    return f"DME order {o.id} ({o.description}) for {p.first} {p.last} (DOB {mdy(p.dob)})"
+
+
+def _order_given(w: WorldView, o: DmeOrder) -> list[str]:
+    p = w.patients[o.mrn]
+    return [o.id, o.description, p.first, p.last, mdy(p.dob)]
+
+
+def _order_note(t: Traj, o: DmeOrder, subject: str, body: str) -> int:
+    t.goto(f"${{ehr}}/dme/{o.id}?tab=notes")
+    t.fill("Subject", subject, mark="note-subject")
+    t.select("Category", "General", mark="note-category")
+    t.fill("Note", body, mark="note-body")
+    return t.click("Save note", writes="save the note on the order")
+
+
+def _note_edits(t: Traj, old: str, new: str) -> list[dict[str, object]]:
+    """Retarget only the order-note steps (from the notes visit on) to another order."""
+    start = t.marks["note-subject"] - 1
+    return [
+        {"op": "replace", "at": e["at"] + start, "step": e["step"]}
+        for e in retarget(t.steps[start:], old, new)
+    ]
+
+
+def _other_order(w: WorldView, o: DmeOrder, rng: random.Random) -> DmeOrder:
+    others = [x for x in w.world.dme_orders if x.id != o.id]
+    same = [x for x in others if x.description == o.description or x.supplier == o.supplier]
+    return rng.choice(same or others)
+
+
+class QueuePacket(Template):
+    """Medium: from the EHR's DME queue — review the order, fax the packet, note the fax id."""
+
+    id = "dme.medium.queue-packet"
+    family = FAMILY
+    tier = "medium"
+    scenario_label = "supplier_paperwork"
+
+    def candidates(self, w: WorldView) -> list[str]:
+        return [
+            o.id
+            for o in w.world.dme_orders
+            if len(o.required_documents) > 1 and _complete(w, o) and _stale(w, o) is None
+        ]
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        o = w.order(key)
+        packet = _packet(w, o)
+        t = Traj()
+        t.ehr_origin()
+        t.goto(f"${{ehr}}/dme/{o.id}")
+        t.goto(f"${{ehr}}/dme/{o.id}?tab=documents")
+        t.capture("fax", {"role": "link", "name": f"Fax documents to {o.supplier}"}, "href")
+        t.goto("${fax}")
+        cover = f"Documentation for DME order {o.id}: {o.description} ({o.hcpcs})."
+        t.send_fax(o.supplier, o.supplier_fax, cover, [w.doc_label(d) for d in packet])
+        body = f"Faxed {_kinds(o)} to {o.supplier} at {o.supplier_fax}. Fax transmission ${{fx}}."
+        _order_note(t, o, "Supplier paperwork faxed", body)
+        sent = f"{_sent(o)[:-1]} && patient_mrn=={q(o.mrn)}]"
+        checks: list[dict[str, object]] = [
+            jcheck(
+                f"length({sent})",
+                1,
+                2,
+                "One fax from this patient's chart went to the order's supplier",
+                "Task Resolution",
+            ),
+            jcheck(
+                f"contains({sent} | [0].cover_note || '', {q(o.id)})",
+                True,
+                1,
+                "The cover note names the order",
+                "Data Accuracy",
+            ),
+            *(
+                jcheck(
+                    f"contains({sent} | [0].all_document_ids || `[]`, {q(d.id)})",
+                    True,
+                    1,
+                    f"{d.title} ({d.id}) was sent",
+                    "Data Accuracy",
+                )
+                for d in packet
+            ),
+            jcheck(
+                f"contains({notes_text(o.id)}, {sent} | [0].id || {q(NO_VALUE)})",
+                True,
+                2,
+                "The order note carries the transmission id the fax portal issued",
+                "Documentation",
+            ),
+            rubric(
+                last_note(o.id),
+                "order note",
+                "The note documents the fax",
+                "Does the note say that the supplier's paperwork was faxed and give the fax "
+                "transmission id?",
+            ),
+        ]
+        other = _other_order(w, o, rng)
+        mutations = [
+            *drop_mutations(t),
+            Mutation(
+                "missing-document",
+                "drop-step",
+                f"leave out {packet[-1].title}",
+                [{"op": "drop", "at": t.marks[f"fax-doc-{len(packet) - 1}"]}],
+            ),
+            Mutation(
+                "wrong-number",
+                "look-alike",
+                "fax another supplier",
+                replace_value(t, "fax-number", _other_fax(w, o)),
+            ),
+            Mutation(
+                "look-alike",
+                "look-alike",
+                f"leave the note on order {other.id} instead",
+                _note_edits(t, o.id, other.id),
+            ),
+        ]
+        return Draft(
+            key=o.id,
+            instruction=(
+                f"{_order_intro(w, o)} cannot be delivered until the supplier has its "
+                "paperwork. Review the order and the patient's chart, fax the order's supplier "
+                "the current version of every document the order requires, with a cover note "
+                "that names the order, and leave a note on the order with the fax transmission "
+                "id."
+            ),
+            start_system="ehr",
+            start_path="/dme",
+            checks=checks,
+            expected_outcome="one fax to the supplier with every required document; its id in "
+            "a note on the order",
+            rationale=f"{o.hcpcs} needs {_kinds(o)} on file with the supplier.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=mutations,
+            given=_order_given(w, o),
+        )
+
+
+class QueueWrittenOrder(FaxOrder):
+    """Easy: from the DME queue — the supplier and its fax are on the order; one document."""
+
+    id = "dme.easy.queue-written-order"
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        o = w.order(key)
+        rx = _docs(w, o)["prescription"][0]
+        wrong_doc = next(d for d in w.docs_by_mrn[o.mrn] if d.kind != "prescription")
+        t = Traj()
+        t.ehr_origin()
+        t.goto(f"${{ehr}}/dme/{o.id}?tab=documents")
+        t.capture("fax", {"role": "link", "name": f"Fax documents to {o.supplier}"}, "href")
+        t.goto("${fax}")
+        cover = f"Standard written order for DME order {o.id}."
+        t.send_fax(o.supplier, o.supplier_fax, cover, [w.doc_label(rx)])
+        sent = _sent(o)
+        checks = [
+            jcheck(
+                f"length({sent})", 1, 2, "One fax went to the order's supplier", "Task Resolution"
+            ),
+            jcheck(
+                f"{sent} | [0].patient_mrn", o.mrn, 1, "From this patient's chart", "Data Accuracy"
+            ),
+            jcheck(
+                f"{sent} | [0].all_document_ids",
+                [rx.id],
+                2,
+                "Exactly the signed written order was sent",
+                "Data Accuracy",
+            ),
+        ]
+        step = dict(t.steps[t.marks["fax-doc-0"]])
+        step["target"] = {"label": w.doc_label(wrong_doc), "exact": True}
+        return Draft(
+            key=o.id,
+            instruction=(
+                f"{_order_intro(w, o)} is waiting on paperwork. Fax the signed standard "
+                "written order for it, from the patient's chart, to the supplier the order "
+                "names."
+            ),
+            start_system="ehr",
+            start_path="/dme",
+            checks=checks,
+            expected_outcome=f"one fax to {o.supplier} with {rx.id} only",
+            rationale="The supplier needs the written order before delivery.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=[
+                *drop_mutations(t),
+                Mutation(
+                    "wrong-document",
+                    "look-alike",
+                    f"send {wrong_doc.title} instead",
+                    [{"op": "replace", "at": t.marks["fax-doc-0"], "step": step}],
+                ),
+                Mutation(
+                    "wrong-number",
+                    "look-alike",
+                    "fax another supplier",
+                    replace_value(t, "fax-number", _other_fax(w, o)),
+                ),
+            ],
+            given=_order_given(w, o),
+        )
+
+
+class MissingDocument(Template):
+    """Hard: a required document is not in the chart — send nothing, note what is missing."""
+
+    id = "dme.hard.missing-document"
+    family = FAMILY
+    tier = "hard"
+    scenario_label = "supplier_paperwork"
+
+    def _missing(self, w: WorldView, o: DmeOrder) -> list[str]:
+        docs = _docs(w, o)
+        return [k for k in o.required_documents if k not in docs]
+
+    def candidates(self, w: WorldView) -> list[str]:
+        out = []
+        for o in w.world.dme_orders:
+            missing = self._missing(w, o)
+            present = [k for k in o.required_documents if k not in missing]
+            if len(missing) == 1 and missing[0] in KIND_WORD and present:
+                out.append(o.id)
+        return out
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        o = w.order(key)
+        [kind] = self._missing(w, o)
+        label = catalog.DOCUMENT_KINDS[kind]
+        docs = _docs(w, o)
+        present = [docs[k][0] for k in o.required_documents if k in docs]
+        p = w.patients[o.mrn]
+        t = Traj()
+        t.ehr_origin()
+        t.goto(f"${{ehr}}/dme/{o.id}")
+        t.goto(f"${{ehr}}/dme/{o.id}?tab=documents")
+        body = (
+            f"Packet not sent: the order requires a {label.lower()}, and there is none in "
+            f"{p.first} {p.last}'s chart. Requested it from the ordering provider; the "
+            f"complete packet goes to {o.supplier} once it is on file."
+        )
+        _order_note(t, o, "Supplier paperwork on hold - missing document", body)
+        digits = "".join(c for c in o.supplier_fax if c.isdigit())
+        word = KIND_WORD[kind]
+        checks: list[dict[str, object]] = [
+            jcheck(
+                f"length(fax.transmissions[?patient_mrn=={q(o.mrn)} || fax_number=={q(digits)}])",
+                0,
+                3,
+                "Nothing was faxed: an incomplete packet was not sent",
+                "Safety",
+            ),
+            jcheck(
+                f"length(ehr.notes[?subject_id=={q(o.id)}]) > `0`",
+                True,
+                1,
+                "A note on the order documents what was found",
+                "Documentation",
+            ),
+            jcheck(
+                f"contains({notes_text(o.id)}, {q(word)})",
+                True,
+                2,
+                f"The note names the missing document ({label})",
+                "Data Accuracy",
+            ),
+            rubric(
+                last_note(o.id),
+                "order note",
+                "The note names the missing document and that nothing was sent",
+                f"Does the note say that the {label.lower()} is missing from the chart and that "
+                "the packet was therefore not sent to the supplier?",
+            ),
+        ]
+        fax = Traj()
+        fax.goto(f"${{ehr}}/dme/{o.id}?tab=documents")
+        fax.capture("fax", {"role": "link", "name": f"Fax documents to {o.supplier}"}, "href")
+        fax.goto("${fax}")
+        fax.send_fax(
+            o.supplier,
+            o.supplier_fax,
+            f"Documentation for DME order {o.id}.",
+            [w.doc_label(d) for d in present],
+        )
+        other = _other_order(w, o, rng)
+        mutations = [
+            *drop_mutations(t),
+            Mutation(
+                "fax-anyway",
+                "wrong-action",
+                "fax the documents that are there anyway",
+                [{"op": "insert", "at": t.marks["note-subject"] - 1, "steps": fax.steps}],
+            ),
+            Mutation(
+                "look-alike",
+                "look-alike",
+                f"leave the note on order {other.id} instead",
+                _note_edits(t, o.id, other.id),
+            ),
+        ]
+        return Draft(
+            key=o.id,
+            instruction=(
+                f"{_order_intro(w, o)} is waiting on its supplier paperwork. Fax the order's "
+                "supplier the documents the order requires, from the patient's chart, if the "
+                "chart has all of them (the supplier does not accept a partial packet). Either "
+                "way, leave a note on the order saying what was sent, or which required "
+                "document is missing."
+            ),
+            start_system="ehr",
+            start_path="/dme",
+            checks=checks,
+            expected_outcome=f"nothing faxed; a note on the order names the missing {label}",
+            rationale=f"The order requires {_kinds(o)}, but the chart has no {label.lower()}.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=mutations,
+            given=_order_given(w, o),
+        )
+
+
+TEMPLATES: tuple[Template, ...] = (
+    FaxOrder(),
+    SupplierPacket(),
+    StalePacket(),
+    QueuePacket(),
+    QueueWrittenOrder(),
+    MissingDocument(),
+)

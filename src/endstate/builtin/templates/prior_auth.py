@@ -812,8 +812,6 @@ class AuthAlreadyOnFile(Template):
         )
 
 
-
-
 LATERALITY_LABELS = {"RT": "Right (RT)", "LT": "Left (LT)", "50": "Bilateral (50)"}
 
 
