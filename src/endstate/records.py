@@ -59,6 +59,7 @@ class TaskRecord(BaseModel):
     family: str
     tier: str
     scenario_label: str | None = None
+    template: str | None = Field(default=None, description="Generator template, if any.")
     status: TaskStatus
     score: float = Field(description="earned / weight; 0 when unmeasurable or blocked.")
     earned: float

@@ -175,3 +175,18 @@ def test_a_link_that_opens_a_new_tab_is_followed_in_the_agents_page(
     assert "opened a new tab; followed here" in actions[2]["result"]
     assert actions[3]["ok"], actions[3]  # the fax form is in the agent's own page now
     assert record.status == "passed"
+
+
+def test_runs_on_the_built_in_corpus_break_down_by_template(tmp_path: Path) -> None:
+    from endstate.builtin import builtin_corpus_path
+
+    result = run(
+        builtin_corpus_path(), "null", tmp_path / "runs", tasks="dn-*-00[1-4],pa-*-00[1-4]"
+    )
+    assert len(result.records) == 8
+    templates = {r.template for r in result.records}
+    assert None not in templates and len(templates) >= 2
+    assert set(result.summary.by_template) == templates
+    assert sum(c.tasks for c in result.summary.by_template.values()) == 8
+    assert "By template" in result.report
+    assert all(r.status == "failed" for r in result.records)

@@ -113,3 +113,9 @@ class Task(BaseModel):
     @property
     def tier(self) -> str:
         return self.grading.tier or "unknown"
+
+    @property
+    def template(self) -> str | None:
+        """The template a generated task came from (grading side: never projected)."""
+        value = self.grading.extra.get("template_id")
+        return str(value) if value else None

@@ -47,6 +47,9 @@ class Summary(BaseModel):
     by_family: dict[str, Cell]
     by_tier: dict[str, Cell]
     by_family_tier: dict[str, dict[str, Cell]]
+    by_template: dict[str, Cell] = Field(
+        default_factory=dict, description="Generated tasks only: one cell per template."
+    )
     replicates: Replicates | None = None
 
 
@@ -105,6 +108,10 @@ def summarize(records: Sequence[TaskRecord]) -> Summary:
         families[r.family].append(r)
         tiers[r.tier].append(r)
         grid[r.family][r.tier].append(r)
+    templates: dict[str, list[TaskRecord]] = defaultdict(list)
+    for r in head:
+        if r.template:
+            templates[r.template].append(r)
     scores = [r.score for r in head]
     return Summary(
         tasks=n,
@@ -122,6 +129,7 @@ def summarize(records: Sequence[TaskRecord]) -> Summary:
             f: {t: _cell(rs) for t, rs in sorted(row.items(), key=lambda kv: _tier_order(kv[0]))}
             for f, row in sorted(grid.items())
         },
+        by_template={k: _cell(v) for k, v in sorted(templates.items())},
         replicates=_replicates(records),
     )
 

@@ -99,6 +99,8 @@ def renderable(summary: Summary, disclosure: Disclosure, title: str) -> Group:
         _grid_table(summary),
         Text(""),
     ]
+    if summary.by_template:
+        parts += [_cell_table("By template", "template", summary.by_template), Text("")]
     rep = _replicates(summary)
     if rep is not None:
         parts += [rep, Text("")]

@@ -70,6 +70,7 @@ def _base(task: Task, attempt: str, judge: Judge | None) -> dict[str, Any]:
         "family": task.family,
         "tier": task.tier,
         "scenario_label": task.public.scenario_label,
+        "template": task.template,
         "weight": task.grading.weight,
         "judge": judge.identity if judge else None,
     }
