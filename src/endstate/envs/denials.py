@@ -9,7 +9,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog
+from endstate.envs import catalog, notes
 from endstate.envs.web import Ctx, endpoint, redirect
 from endstate.envs.world import mdy
 
@@ -25,7 +25,7 @@ TABS: tuple[tuple[str, str], ...] = (
 )
 _DISPOSITIONS = dict(catalog.DISPOSITIONS)
 _BASES = dict(catalog.APPEAL_BASES)
-AUTHOR = "J. Rivera"
+AUTHOR = notes.AUTHOR
 
 
 @endpoint(SYSTEM)

@@ -13,7 +13,7 @@ from urllib.parse import quote, urlencode
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog
+from endstate.envs import catalog, notes
 from endstate.envs.web import Ctx, endpoint, redirect
 
 SYSTEM = "ehr"
@@ -23,7 +23,7 @@ TABS: tuple[tuple[str, str], ...] = (
     ("documents", "Chart documents"),
     ("notes", "Notes"),
 )
-_CATEGORIES = dict(catalog.NOTE_CATEGORIES)
+_CATEGORIES = notes.CATEGORIES
 
 
 @endpoint(SYSTEM)
@@ -123,36 +123,13 @@ async def add_note(ctx: Ctx) -> Response:
     oid = ctx.request.path_params["oid"]
     if ctx.db.row("SELECT 1 FROM dme_orders WHERE id = ?", (oid,)) is None:
         return _page(ctx, oid, "notes")
-    form = {k: ctx.field(k) for k in ("subject", "category", "body")}
-    errors: dict[str, str] = {}
-    if not form["subject"]:
-        errors["subject"] = "Enter a subject."
-    elif len(form["subject"]) > 200:
-        errors["subject"] = "Subject must be 200 characters or fewer."
-    if form["category"] not in _CATEGORIES:
-        errors["category"] = "Choose a category."
-    if not form["body"]:
-        errors["body"] = "Enter the note text."
-    elif len(form["body"]) > 5000:
-        errors["body"] = "Note must be 5000 characters or fewer."
+    form = notes.read_form(ctx)
+    errors = notes.form_errors(form)
     if errors:
         ctx.event("note.invalid", {"order_id": oid, "errors": sorted(errors)}, accepted=False)
         return _page(ctx, oid, "notes", status=422, errors=errors, form=form)
     detail = {"order_id": oid, "category": form["category"]}
-    with ctx.db.change(system=SYSTEM, page=ctx.page, kind="note.add", detail=detail) as c:
-        c.execute(
-            "INSERT INTO notes (system, subject_type, subject_id, category, subject, body, "
-            "author, created_at) VALUES (?, 'dme_order', ?, ?, ?, ?, ?, ?)",
-            (
-                SYSTEM,
-                oid,
-                form["category"],
-                form["subject"],
-                form["body"],
-                "J. Rivera",
-                ctx.db.clock,
-            ),
-        )
+    notes.save(ctx, SYSTEM, "dme_order", oid, form, detail)
     return redirect(f"/dme/{oid}?tab=notes&saved=note")
 
 

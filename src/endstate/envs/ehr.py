@@ -8,7 +8,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, denials, dme, validate
+from endstate.envs import catalog, denials, dme, notes, validate
 from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
 
 SYSTEM = "ehr"
@@ -23,10 +23,10 @@ TABS: tuple[tuple[str, str], ...] = (
     ("communications", "Communications"),
 )
 DETERMINATION = "auth-determination"
-_CATEGORIES = dict(catalog.NOTE_CATEGORIES)
+_CATEGORIES = notes.CATEGORIES
 _AUTH_STATUSES = dict(catalog.AUTH_STATUSES)
 _AUTH_NUMBER = re.compile(r"^[A-Za-z0-9-]{4,30}$")
-AUTHOR = "J. Rivera"
+AUTHOR = notes.AUTHOR
 
 
 def _int(value: str | None, default: int) -> int:
@@ -183,36 +183,13 @@ async def add_note(ctx: Ctx) -> Response:
     rid = ctx.request.path_params["rid"]
     if ctx.db.row("SELECT 1 FROM referrals WHERE id = ?", (rid,)) is None:
         return _referral_page(ctx, rid, "communications")
-    form = {k: ctx.field(k) for k in ("subject", "category", "body")}
-    errors: dict[str, str] = {}
-    if not form["subject"]:
-        errors["subject"] = "Enter a subject."
-    elif len(form["subject"]) > 200:
-        errors["subject"] = "Subject must be 200 characters or fewer."
-    if form["category"] not in _CATEGORIES:
-        errors["category"] = "Choose a category."
-    if not form["body"]:
-        errors["body"] = "Enter the note text."
-    elif len(form["body"]) > 5000:
-        errors["body"] = "Note must be 5000 characters or fewer."
+    form = notes.read_form(ctx)
+    errors = notes.form_errors(form)
     if errors:
         ctx.event("note.invalid", {"referral_id": rid, "errors": sorted(errors)}, accepted=False)
         return _referral_page(ctx, rid, "communications", status=422, errors=errors, form=form)
     detail = {"referral_id": rid, "category": form["category"]}
-    with ctx.db.change(system=SYSTEM, page=ctx.page, kind="note.add", detail=detail) as c:
-        c.execute(
-            "INSERT INTO notes (system, subject_type, subject_id, category, subject, body, "
-            "author, created_at) VALUES (?, 'referral', ?, ?, ?, ?, ?, ?)",
-            (
-                SYSTEM,
-                rid,
-                form["category"],
-                form["subject"],
-                form["body"],
-                AUTHOR,
-                ctx.db.clock,
-            ),
-        )
+    notes.save(ctx, SYSTEM, "referral", rid, form, detail)
     return redirect(f"/referrals/{rid}?tab=communications&saved=note")
 
 
