@@ -89,13 +89,8 @@ def _page(
 ) -> Response:
     d = ctx.db.row("SELECT * FROM denials WHERE claim_id = ?", (claim_id,))
     if d is None:
-        ctx.event("page.not_found", {"claim_id": claim_id}, accepted=False)
-        return ctx.render(
-            "message.html",
-            status=404,
-            view=False,
-            title="Claim not found",
-            message=f"No claim {claim_id} exists.",
+        return ctx.not_found(
+            "Claim not found", f"No claim {claim_id} exists.", {"claim_id": claim_id}
         )
     if tab not in dict(TABS):
         tab = "claim"
@@ -318,13 +313,8 @@ async def patient_inquiry(ctx: Ctx) -> Response:
         ctx.db.row("SELECT * FROM patients WHERE mrn = ?", (mrn,)) if _MRN.match(mrn) else None
     )
     if patient is None:
-        ctx.event("page.not_found", {"mrn": mrn[:20]}, accepted=False)
-        return ctx.render(
-            "message.html",
-            status=404,
-            view=False,
-            title="Patient not found",
-            message="No patient account has this MRN.",
+        return ctx.not_found(
+            "Patient not found", "No patient account has this MRN.", {"mrn": mrn[:20]}
         )
     raw = ctx.request.query_params.get("claim", "").upper()
     came_from = raw if _CLAIM.match(raw) else ""

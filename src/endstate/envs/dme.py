@@ -58,13 +58,8 @@ def _page(
 ) -> Response:
     order = ctx.db.row("SELECT * FROM dme_orders WHERE id = ?", (order_id,))
     if order is None:
-        ctx.event("page.not_found", {"order_id": order_id}, accepted=False)
-        return ctx.render(
-            "message.html",
-            status=404,
-            view=False,
-            title="Order not found",
-            message=f"No DME order {order_id} exists.",
+        return ctx.not_found(
+            "Order not found", f"No DME order {order_id} exists.", {"order_id": order_id}
         )
     if tab not in dict(TABS):
         tab = "order"

@@ -94,13 +94,8 @@ def _referral_page(
 ) -> Response:
     ref = ctx.db.row("SELECT * FROM referrals WHERE id = ?", (referral_id,))
     if ref is None:
-        ctx.event("page.not_found", {"referral_id": referral_id}, accepted=False)
-        return ctx.render(
-            "message.html",
-            status=404,
-            view=False,
-            title="Referral not found",
-            message=f"No referral {referral_id} exists.",
+        return ctx.not_found(
+            "Referral not found", f"No referral {referral_id} exists.", {"referral_id": referral_id}
         )
     if tab not in dict(TABS):
         tab = "referral"
@@ -288,13 +283,8 @@ async def document(ctx: Ctx) -> Response:
     did = ctx.request.path_params["did"]
     doc = ctx.db.row("SELECT * FROM documents WHERE id = ?", (did,))
     if doc is None:
-        ctx.event("page.not_found", {"document_id": did}, accepted=False)
-        return ctx.render(
-            "message.html",
-            status=404,
-            view=False,
-            title="Document not found",
-            message=f"No document {did} exists.",
+        return ctx.not_found(
+            "Document not found", f"No document {did} exists.", {"document_id": did}
         )
     ctx.event("document.view", {"document_id": did})
     patient = ctx.db.row("SELECT * FROM patients WHERE mrn = ?", (doc["mrn"],))

@@ -141,13 +141,8 @@ async def transmission(ctx: Ctx) -> Response:
     fax_id = ctx.request.path_params["fax_id"]
     fax = ctx.db.row("SELECT * FROM faxes WHERE id = ?", (fax_id,))
     if fax is None:
-        ctx.event("page.not_found", {"fax_id": fax_id}, accepted=False)
-        return ctx.render(
-            "message.html",
-            status=404,
-            view=False,
-            title="Transmission not found",
-            message="No fax transmission has this id.",
+        return ctx.not_found(
+            "Transmission not found", "No fax transmission has this id.", {"fax_id": fax_id}
         )
     docs = ctx.db.rows(
         "SELECT d.* FROM fax_attachments a JOIN documents d ON d.id = a.document_id "

@@ -250,13 +250,10 @@ async def pa_confirmation(ctx: Ctx) -> Response:
     number = ctx.request.path_params["number"]
     sub = ctx.db.row("SELECT * FROM pa_submissions WHERE confirmation_number = ?", (number,))
     if sub is None:
-        ctx.event("page.not_found", {"confirmation_number": number}, accepted=False)
-        return ctx.render(
-            "message.html",
-            status=404,
-            view=False,
-            title="Request not found",
-            message="No prior authorization request has this number.",
+        return ctx.not_found(
+            "Request not found",
+            "No prior authorization request has this number.",
+            {"confirmation_number": number},
         )
     files = ctx.db.rows(
         "SELECT filename, size FROM attachments "

@@ -32,11 +32,6 @@ _APPEAL_FIELDS = (
 )
 
 
-def _not_found(ctx: Ctx, title: str, message: str, detail: dict[str, Any]) -> Response:
-    ctx.event("page.not_found", detail, accepted=False)
-    return ctx.render("message.html", status=404, view=False, title=title, message=message)
-
-
 @endpoint(SYSTEM, login=True)
 async def eligibility(ctx: Ctx) -> Response:
     q = ctx.request.query_params
@@ -101,7 +96,7 @@ async def claim_detail(ctx: Ctx) -> Response:
     cid = ctx.request.path_params["cid"]
     found = portal.claim(ctx, PORTAL, cid)
     if found is None:
-        return _not_found(ctx, "Claim not found", "No claim has this number.", {"claim_id": cid})
+        return ctx.not_found("Claim not found", "No claim has this number.", {"claim_id": cid})
     ctx.event("claim.view", {"claim_id": found["claim_id"]})
     lines = ctx.db.rows(
         "SELECT * FROM denial_lines WHERE claim_id = ? ORDER BY line", (found["claim_id"],)
@@ -203,8 +198,8 @@ async def appeal_confirmation(ctx: Ctx) -> Response:
         "SELECT * FROM appeals WHERE system = ? AND confirmation_number = ?", (SYSTEM, number)
     )
     if row is None:
-        return _not_found(
-            ctx, "Appeal not found", "No appeal has this number.", {"confirmation_number": number}
+        return ctx.not_found(
+            "Appeal not found", "No appeal has this number.", {"confirmation_number": number}
         )
     files = ctx.db.rows(
         "SELECT filename, size FROM attachments WHERE owner_type = 'appeal' AND owner_id = ?",

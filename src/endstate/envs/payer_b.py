@@ -403,13 +403,10 @@ async def request_detail(ctx: Ctx) -> Response:
         (SYSTEM, number),
     )
     if sub is None:
-        ctx.event("page.not_found", {"confirmation_number": number}, accepted=False)
-        return ctx.render(
-            "message.html",
-            status=404,
-            view=False,
-            title="Request not found",
-            message="No authorization request has this reference number.",
+        return ctx.not_found(
+            "Request not found",
+            "No authorization request has this reference number.",
+            {"confirmation_number": number},
         )
     files = ctx.db.rows(
         "SELECT filename, size FROM attachments "
@@ -599,13 +596,8 @@ async def appeal_detail(ctx: Ctx) -> Response:
         "SELECT * FROM appeals WHERE system = ? AND confirmation_number = ?", (SYSTEM, number)
     )
     if row is None:
-        ctx.event("page.not_found", {"confirmation_number": number}, accepted=False)
-        return ctx.render(
-            "message.html",
-            status=404,
-            view=False,
-            title="Appeal not found",
-            message="No appeal has this case number.",
+        return ctx.not_found(
+            "Appeal not found", "No appeal has this case number.", {"confirmation_number": number}
         )
     files = ctx.db.rows(
         "SELECT filename, size FROM attachments WHERE owner_type = 'appeal' AND owner_id = ? "

@@ -95,6 +95,11 @@ class Ctx:
             return ""
         return value.strip() if strip else value
 
+    def not_found(self, title: str, message: str, detail: dict[str, Any]) -> HTMLResponse:
+        """A 404 page for a record that does not exist; the probe itself is an event."""
+        self.event("page.not_found", detail, accepted=False)
+        return self.render("message.html", status=404, view=False, title=title, message=message)
+
     def render(
         self, template: str, *, status: int = 200, view: bool = True, **values: Any
     ) -> HTMLResponse:
