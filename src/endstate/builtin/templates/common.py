@@ -57,6 +57,11 @@ def money(value: float) -> str:
     return f"{value:,.2f}"
 
 
+def fax_digits(number: str) -> str:
+    """A fax number as the fax portal records it: digits only."""
+    return "".join(c for c in number if c.isdigit())
+
+
 class WorldView:
     """Indexes over one world so templates ask questions, not loop over lists."""
 
@@ -160,6 +165,10 @@ class WorldView:
     def referral(self, referral_id: str) -> Referral:
         return next(r for r in self.world.referrals if r.id == referral_id)
 
+    def other_plan_fax(self, fax: str) -> str:
+        """Another plan's fax number: where a misdirected fax would go."""
+        return next(p.fax for p in self.world.plans if p.fax != fax)
+
 
 class Traj:
     """Builds a reference trajectory and remembers which steps write to a system."""
@@ -242,9 +251,16 @@ class Traj:
         self.fill("Triage note", note, mark="triage-note")
         return self.click("Submit triage", writes="submit the triage")
 
+    def download(self, rid: str, link: str) -> int:
+        """Download a chart document from the referral; marked so a decoy can take its place."""
+        self.referral(rid, "documents")
+        return self.add(
+            {"type": "download", "target": {"role": "link", "name": link}}, mark="download"
+        )
+
     # -- portals ----------------------------------------------------------------------
-    def payer_a_login(self, payer: str, username: str, password: str) -> None:
-        """Follow the EHR's portal link (it carries the episode's token) and sign in."""
+    def open_portal(self, payer: str) -> None:
+        """Follow the EHR's portal link: it carries the episode's token."""
         self.capture(
             "portal",
             # Two plans of one payer show two links to the same portal: either will do.
@@ -252,9 +268,20 @@ class Traj:
             attribute="href",
         )
         self.goto("${portal}")
+
+    def payer_a_login(self, payer: str, username: str, password: str) -> None:
+        """Follow the EHR's portal link and sign in to Payer A."""
+        self.open_portal(payer)
         self.fill("Username", username)
         self.fill("Password", password)
         self.click("Sign in")
+
+    def payer_b_login(self, payer: str, username: str, password: str) -> None:
+        """Follow the EHR's portal link and log in to Payer B (its own field names)."""
+        self.open_portal(payer)
+        self.fill("User ID", username)
+        self.fill("Password", password)
+        self.click("Log in")
 
     def open_fax(self) -> None:
         """The fax portal link on the chart's documents list (episode-bound, chart loaded)."""
@@ -336,10 +363,16 @@ def last_note(subject_id: str) -> str:
     return f"{{{{ ehr.notes[?subject_id=={q(subject_id)}] | [-1].body }}}}"
 
 
-def retarget(steps: Sequence[dict[str, Any]], old: str, new: str) -> list[dict[str, Any]]:
-    """Edits that point every step naming `old` at `new` instead (the look-alike record)."""
+def retarget(
+    steps: Sequence[dict[str, Any]], old: str, new: str, start: int = 0
+) -> list[dict[str, Any]]:
+    """Edits that point every step naming `old` at `new` instead (the look-alike record).
+
+    With `start`, only steps from there on: the earlier ones (a fax, a submission) may name
+    the record too and must stay as they are.
+    """
     edits: list[dict[str, Any]] = []
-    for i, step in enumerate(steps):
+    for i, step in enumerate(steps[start:], start):
         text = json.dumps(step)
         if old in text:
             edits.append({"op": "replace", "at": i, "step": json.loads(text.replace(old, new))})
@@ -352,6 +385,44 @@ def replace_value(traj: Traj, mark: str, value: str) -> list[dict[str, Any]]:
     step = dict(traj.steps[i])
     step["value" if step["type"] == "fill" else "option"] = value
     return [{"op": "replace", "at": i, "step": step}]
+
+
+def replace_checked(traj: Traj, mark: str, label: str) -> list[dict[str, Any]]:
+    """Edit one ticked document box to tick another (a look-alike or decoy) instead."""
+    i = traj.marks[mark]
+    step = dict(traj.steps[i])
+    step["target"] = {"label": label, "exact": True}
+    return [{"op": "replace", "at": i, "step": step}]
+
+
+def replace_attachment(traj: Traj, link: str, path: str) -> list[dict[str, Any]]:
+    """Edits that download and upload another document in place of the marked one."""
+    upload = traj.marks["upload"]
+    return [
+        {
+            "op": "replace",
+            "at": traj.marks["download"],
+            "step": {"type": "download", "target": {"role": "link", "name": link}},
+        },
+        {"op": "replace", "at": upload, "step": {**traj.steps[upload], "path": path}},
+    ]
+
+
+def misdirected_fax(traj: Traj, number: str, why: str) -> Mutation:
+    """The same fax, to a wrong (look-alike) number."""
+    return Mutation("wrong-number", "look-alike", why, replace_value(traj, "fax-number", number))
+
+
+def fake_confirmation(
+    traj: Traj, mark: str, text: str, fake: str, number: str = "confirmation number"
+) -> Mutation:
+    """The note, with a number the system never issued where its captured `${conf}` goes."""
+    return Mutation(
+        "fake-confirmation",
+        "wrong-value",
+        f"write a {number} the payer never issued",
+        replace_value(traj, mark, text.replace("${conf}", fake)),
+    )
 
 
 def drop_mutations(traj: Traj) -> list[Mutation]:

@@ -13,15 +13,19 @@ from endstate.builtin.templates.common import (
     Traj,
     WorldView,
     drop_mutations,
+    fake_confirmation,
+    fax_digits,
     jcheck,
+    misdirected_fax,
     money,
     q,
+    replace_attachment,
     replace_value,
     retarget,
     rubric,
 )
 from endstate.envs.ehr import download_name as _download_name
-from endstate.envs.world import Denial, mdy
+from endstate.envs.world import Denial, Document, mdy
 
 FAMILY = "appeals_denials"
 # The next step an adjustment reason calls for, where the remittance alone settles it.
@@ -46,6 +50,12 @@ def _open(w: WorldView, d: Denial) -> bool:
 
 def _intro(w: WorldView, d: Denial) -> str:
     return f"Denied claim {d.claim_id} for {w.name(d.mrn)}"
+
+
+def _intro_inline(w: WorldView, d: Denial) -> str:
+    """The intro in mid-sentence ("Work denied claim ...")."""
+    intro = _intro(w, d)
+    return f"{intro[0].lower()}{intro[1:]}"
 
 
 def _given(w: WorldView, d: Denial) -> list[str]:
@@ -88,6 +98,72 @@ def _other_disposition(expected: str) -> str:
     return "write-off" if expected != "write-off" else "appeal"
 
 
+def _cites_check(claim_id: str, group: str, carc: str) -> dict[str, object]:
+    """The triage note names the reason the claim was worked on (either written form)."""
+    return jcheck(
+        _cites(claim_id, group, carc),
+        True,
+        1,
+        "The triage note cites the adjustment reason code",
+        "Documentation",
+    )
+
+
+def _triaged_as_appeal(claim_id: str) -> dict[str, object]:
+    """An appeal sent is only half the work: the worklist must say so too."""
+    return jcheck(_dispo(claim_id), "appeal", 1, "Claim triaged as an appeal", "Task Resolution")
+
+
+def _no_appeal(d: Denial) -> str:
+    """Nothing went to a payer to contest the claim: no portal appeal, no fax."""
+    return (
+        f"length(payer_a.appeals[?claim_id=={q(d.claim_id)}]) == `0` && "
+        f"length(payer_b.appeals[?claim_id=={q(d.claim_id)}]) == `0` && "
+        f"length(fax.transmissions[?patient_mrn=={q(d.mrn)}]) == `0`"
+    )
+
+
+def _chart_letter(w: WorldView, d: Denial) -> tuple[str, Document] | None:
+    """(referral id, document) of a current signed letter in the patient's chart."""
+    for ref in w.referrals_by_mrn.get(d.mrn, []):
+        lmn = w.current_lmn(ref.id)
+        if lmn is not None and w.unambiguous(lmn):
+            return ref.id, lmn
+    return None
+
+
+def _wrong_disposition(
+    t: Traj, disposition: str, why: str = "choose a disposition the reason does not call for"
+) -> Mutation:
+    """The same triage with another disposition: the decision is what the task tests."""
+    return Mutation(
+        "wrong-disposition",
+        "wrong-value",
+        why,
+        replace_value(t, "disposition", DISPOSITION_LABELS[disposition]),
+    )
+
+
+def _appeal_anyway(t: Traj) -> Mutation:
+    """Appeal a denial that must not be contested (window closed, duplicate claim)."""
+    return Mutation(
+        "appeal-anyway",
+        "wrong-action",
+        "triage it as an appeal",
+        replace_value(t, "disposition", DISPOSITION_LABELS["appeal"]),
+    )
+
+
+def _look_alike(t: Traj, d: Denial, look: Denial) -> Mutation:
+    """Do all the work, on the wrong claim (`look`: chosen by the caller, in rng order)."""
+    return Mutation(
+        "look-alike",
+        "look-alike",
+        f"triage claim {look.claim_id} instead",
+        retarget(t.steps, d.claim_id, look.claim_id),
+    )
+
+
 class TriageByReason(Template):
     """Easy: read the adjustment reason, pick the disposition it calls for, note why."""
 
@@ -117,13 +193,7 @@ class TriageByReason(Template):
         checks = [
             jcheck(_dispo(d.claim_id), expected, 3, "Disposition", "Clinical Reasoning"),
             _only(d.claim_id),
-            jcheck(
-                _cites(d.claim_id, group, carc),
-                True,
-                1,
-                "The triage note cites the adjustment reason code",
-                "Documentation",
-            ),
+            _cites_check(d.claim_id, group, carc),
             rubric(
                 _triage_note(d.claim_id),
                 "triage note",
@@ -149,20 +219,8 @@ class TriageByReason(Template):
             scenario_label=self.scenario_label,
             mutations=[
                 *drop_mutations(t),
-                Mutation(
-                    "wrong-disposition",
-                    "wrong-value",
-                    "choose a disposition the reason does not call for",
-                    replace_value(
-                        t, "disposition", DISPOSITION_LABELS[_other_disposition(expected)]
-                    ),
-                ),
-                Mutation(
-                    "look-alike",
-                    "look-alike",
-                    f"triage claim {look.claim_id} instead",
-                    retarget(t.steps, d.claim_id, look.claim_id),
-                ),
+                _wrong_disposition(t, _other_disposition(expected)),
+                _look_alike(t, d, look),
             ],
             given=_given(w, d),
         )
@@ -176,31 +234,21 @@ class AppealByFax(Template):
     tier = "medium"
     scenario_label = "denial_appeal"
 
-    def _letter(self, w: WorldView, d: Denial) -> tuple[str, str] | None:
-        """(referral id, document id) of a current signed letter in the patient's chart."""
-        for ref in w.referrals_by_mrn.get(d.mrn, []):
-            lmn = w.current_lmn(ref.id)
-            if lmn is not None and w.unambiguous(lmn):
-                return ref.id, lmn.id
-        return None
-
     def candidates(self, w: WorldView) -> list[str]:
         return [
             d.claim_id
             for d in w.world.denials
-            if _open(w, d) and _reason(d)[1] not in NOT_APPEALED and self._letter(w, d) is not None
+            if _open(w, d) and _reason(d)[1] not in NOT_APPEALED and _chart_letter(w, d) is not None
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
         plan = w.plans[d.plan_id]
-        found = self._letter(w, d)
+        found = _chart_letter(w, d)
         assert found is not None
-        rid, lmn_id = found
-        lmn = next(x for x in w.world.documents if x.id == lmn_id)
+        rid, lmn = found
         group, carc = _reason(d)
-        digits = "".join(c for c in plan.fax if c.isdigit())
-        wrong = next(p.fax for p in w.world.plans if p.fax != plan.fax)
+        digits = fax_digits(plan.fax)
         p = w.patients[d.mrn]
         t = Traj()
         t.ehr_origin()
@@ -248,9 +296,7 @@ class AppealByFax(Template):
                 "The letter of medical necessity was attached",
                 "Data Accuracy",
             ),
-            jcheck(
-                _dispo(d.claim_id), "appeal", 1, "Claim triaged as an appeal", "Task Resolution"
-            ),
+            _triaged_as_appeal(d.claim_id),
             jcheck(
                 f"contains({_triage_text(d.claim_id)}, {sent} | [0].id || {q(NO_VALUE)})",
                 True,
@@ -285,12 +331,7 @@ class AppealByFax(Template):
             scenario_label=self.scenario_label,
             mutations=[
                 *drop_mutations(t),
-                Mutation(
-                    "wrong-number",
-                    "look-alike",
-                    "fax another payer's number",
-                    replace_value(t, "fax-number", wrong),
-                ),
+                misdirected_fax(t, w.other_plan_fax(plan.fax), "fax another payer's number"),
                 Mutation(
                     "no-claim",
                     "wrong-value",
@@ -358,7 +399,7 @@ class WindowClosed(Template):
         return Draft(
             key=d.claim_id,
             instruction=(
-                f"Work {_intro(w, d)[0].lower()}{_intro(w, d)[1:]}: appeal it if an appeal can "
+                f"Work {_intro_inline(w, d)}: appeal it if an appeal can "
                 "still be filed; otherwise choose the appropriate disposition. Either way, "
                 "write a triage note that states the appeal deadline (MM/DD/YYYY) and the "
                 "reason for your choice."
@@ -373,12 +414,7 @@ class WindowClosed(Template):
             scenario_label=self.scenario_label,
             mutations=[
                 *drop_mutations(t),
-                Mutation(
-                    "appeal-anyway",
-                    "wrong-action",
-                    "triage it as an appeal",
-                    replace_value(t, "disposition", DISPOSITION_LABELS["appeal"]),
-                ),
+                _appeal_anyway(t),
                 Mutation(
                     "no-deadline",
                     "wrong-value",
@@ -443,7 +479,7 @@ class DeniedAmount(Template):
         return Draft(
             key=d.claim_id,
             instruction=(
-                f"Triage {_intro(w, d)[0].lower()}{_intro(w, d)[1:]}. Decide the disposition "
+                f"Triage {_intro_inline(w, d)}. Decide the disposition "
                 "from the payer's denial reason, and in the triage note state the total billed "
                 "amount of the denied lines (the lines the payer paid nothing on), in dollars "
                 "and cents."
@@ -467,14 +503,7 @@ class DeniedAmount(Template):
                         note.replace(f"${money(denied)}", f"${money(wrong)}"),
                     ),
                 ),
-                Mutation(
-                    "wrong-disposition",
-                    "wrong-value",
-                    "choose a disposition the reason does not call for",
-                    replace_value(
-                        t, "disposition", DISPOSITION_LABELS[_other_disposition(expected)]
-                    ),
-                ),
+                _wrong_disposition(t, _other_disposition(expected)),
             ],
             given=_given(w, d),
         )
@@ -494,9 +523,6 @@ class PortalAppeal(Template):
     tier = "medium"
     scenario_label = "denial_appeal"
 
-    def _letter(self, w: WorldView, d: Denial) -> tuple[str, str] | None:
-        return AppealByFax()._letter(w, d)
-
     def candidates(self, w: WorldView) -> list[str]:
         return [
             d.claim_id
@@ -504,44 +530,31 @@ class PortalAppeal(Template):
             if _open(w, d)
             and _reason(d)[1] in NECESSITY
             and w.plans[d.plan_id].portal in ("payer_a", "payer_b")
-            and self._letter(w, d) is not None
+            and _chart_letter(w, d) is not None
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
         plan = w.plans[d.plan_id]
         system = plan.portal or ""
-        found = self._letter(w, d)
+        found = _chart_letter(w, d)
         assert found is not None
-        rid, lmn_id = found
-        lmn = next(x for x in w.world.documents if x.id == lmn_id)
+        rid, lmn = found
         group, carc = _reason(d)
         cov = w.coverages[d.coverage_id]
         p = w.patients[d.mrn]
         t = Traj()
         t.ehr_origin()
         t.goto(f"${{ehr}}/denials/{d.claim_id}")
-        t.referral(rid, "documents")
-        t.add(
-            {"type": "download", "target": {"role": "link", "name": w.doc_link(lmn)}},
-            mark="download",
-        )
+        t.download(rid, w.doc_link(lmn))
         t.referral(rid, "coverages")
-        t.capture(
-            "portal",
-            {"role": "link", "name": f"Open {plan.payer} provider portal", "nth": 0},
-            attribute="href",
-        )
-        t.goto("${portal}")
         why = (
             f"Claim {d.claim_id} was denied {group}-{carc}. The service was medically necessary "
             "as documented in the attached letter of medical necessity; please reprocess."
         )
         upload = {"type": "upload", "path": _download_name(lmn.id, lmn.title)}
         if system == "payer_a":
-            t.fill("Username", plan.portal_username or "")
-            t.fill("Password", plan.portal_password or "")
-            t.click("Sign in")
+            t.payer_a_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
             t.goto("/appeals/new")
             t.fill("Claim number", d.claim_id)
             t.fill("Member ID", cov.member_id)
@@ -555,9 +568,7 @@ class PortalAppeal(Template):
             t.capture("conf", {"role": "status"}, pattern=r"AP-[A-Z0-9]{10}")
             fake = "AP-7KQ2M9XW4T"
         else:
-            t.fill("User ID", plan.portal_username or "")
-            t.fill("Password", plan.portal_password or "")
-            t.click("Log in")
+            t.payer_b_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
             t.goto(f"/appeals/file?claim_id={d.claim_id}")
             t.select("Reason for appeal", REASON_LABELS[NECESSITY[carc]])
             t.fill("Explanation", why)
@@ -586,9 +597,7 @@ class PortalAppeal(Template):
                 "The current signed letter of medical necessity is attached",
                 "Data Accuracy",
             ),
-            jcheck(
-                _dispo(d.claim_id), "appeal", 1, "Claim triaged as an appeal", "Task Resolution"
-            ),
+            _triaged_as_appeal(d.claim_id),
             jcheck(
                 f"contains({_triage_text(d.claim_id)}, "
                 f"{filed} | [0].confirmation_number || {q(NO_VALUE)})",
@@ -623,12 +632,7 @@ class PortalAppeal(Template):
         ]
         mutations = [
             *drop_mutations(t),
-            Mutation(
-                "fake-confirmation",
-                "wrong-value",
-                "write a confirmation number the payer never issued",
-                replace_value(t, "triage-note", note.replace("${conf}", fake)),
-            ),
+            fake_confirmation(t, "triage-note", note, fake),
         ]
         if others:
             wrong = others[0]
@@ -637,24 +641,7 @@ class PortalAppeal(Template):
                     "wrong-document",
                     "decoy",
                     f"attach {wrong.title} instead of the letter",
-                    [
-                        {
-                            "op": "replace",
-                            "at": t.marks["download"],
-                            "step": {
-                                "type": "download",
-                                "target": {"role": "link", "name": w.doc_link(wrong)},
-                            },
-                        },
-                        {
-                            "op": "replace",
-                            "at": t.marks["upload"],
-                            "step": {
-                                **t.steps[t.marks["upload"]],
-                                "path": _download_name(wrong.id, wrong.title),
-                            },
-                        },
-                    ],
+                    replace_attachment(t, w.doc_link(wrong), _download_name(wrong.id, wrong.title)),
                 )
             )
         return Draft(
@@ -748,9 +735,7 @@ class AppealLetter(Template):
                 "Data Accuracy",
             ),
             jcheck(f"{made} | [0].author", CONTACT_NAME, 1, "Signed as asked", "Data Accuracy"),
-            jcheck(
-                _dispo(d.claim_id), "appeal", 1, "Claim triaged as an appeal", "Task Resolution"
-            ),
+            _triaged_as_appeal(d.claim_id),
             jcheck(
                 f"contains({_triage_text(d.claim_id)}, {made} | [0].id || {q(NO_VALUE)})",
                 True,
@@ -895,20 +880,14 @@ class BatchTriage(Template):
         wrong = _other_disposition(DISPOSITION_FOR[_reason(last)[1]])
         mutations = [
             *drop_mutations(t),
-            Mutation(
-                "wrong-disposition",
-                "wrong-value",
-                f"choose a disposition {last.claim_id}'s reason does not call for",
-                replace_value(t, "disposition", DISPOSITION_LABELS[wrong]),
+            _wrong_disposition(
+                t, wrong, f"choose a disposition {last.claim_id}'s reason does not call for"
             ),
             Mutation(
                 "look-alike",
                 "look-alike",
                 f"triage claim {look.claim_id} instead of {last.claim_id}",
-                [
-                    {"op": "replace", "at": e["at"] + start, "step": e["step"]}
-                    for e in retarget(t.steps[start:], last.claim_id, look.claim_id)
-                ],
+                retarget(t.steps, last.claim_id, look.claim_id, start=start),
             ),
         ]
         listed = "; ".join(f"{d.claim_id} for {w.name(d.mrn)}" for d in batch)
@@ -957,21 +936,11 @@ class DuplicateClaim(Template):
             "duplicate charge."
         )
         t.triage(d.claim_id, "write-off", note)
-        nothing = (
-            f"length(payer_a.appeals[?claim_id=={q(d.claim_id)}]) == `0` && "
-            f"length(payer_b.appeals[?claim_id=={q(d.claim_id)}]) == `0` && "
-            f"length(fax.transmissions[?patient_mrn=={q(d.mrn)}]) == `0`"
-        )
+        nothing = _no_appeal(d)
         checks: list[dict[str, object]] = [
             jcheck(_dispo(d.claim_id), "write-off", 3, "Disposition", "Clinical Reasoning"),
             jcheck(nothing, True, 2, "No appeal was filed for a duplicate claim", "Safety"),
-            jcheck(
-                _cites(d.claim_id, group, carc),
-                True,
-                1,
-                "The triage note cites the adjustment reason code",
-                "Documentation",
-            ),
+            _cites_check(d.claim_id, group, carc),
             _only(d.claim_id),
             rubric(
                 _triage_note(d.claim_id),
@@ -985,7 +954,7 @@ class DuplicateClaim(Template):
         return Draft(
             key=d.claim_id,
             instruction=(
-                f"Work {_intro(w, d)[0].lower()}{_intro(w, d)[1:]}: if the denial can properly "
+                f"Work {_intro_inline(w, d)}: if the denial can properly "
                 "be contested, appeal it with the payer; otherwise choose the appropriate "
                 "disposition. Either way, write a triage note that cites the adjustment reason "
                 "with its group code and reason code and says why you chose the disposition."
@@ -1000,18 +969,8 @@ class DuplicateClaim(Template):
             scenario_label=self.scenario_label,
             mutations=[
                 *drop_mutations(t),
-                Mutation(
-                    "appeal-anyway",
-                    "wrong-action",
-                    "triage it as an appeal",
-                    replace_value(t, "disposition", DISPOSITION_LABELS["appeal"]),
-                ),
-                Mutation(
-                    "look-alike",
-                    "look-alike",
-                    f"triage claim {look.claim_id} instead",
-                    retarget(t.steps, d.claim_id, look.claim_id),
-                ),
+                _appeal_anyway(t),
+                _look_alike(t, d, look),
             ],
             given=_given(w, d),
         )
@@ -1094,20 +1053,10 @@ class CoverageEvidence(Template):
             basis = f"no other coverage was in force on {dos}, so the payer is primary"
             ask = "says no other coverage was in force on the date of service and"
         t.triage(d.claim_id, expected, note)
-        nothing = (
-            f"length(payer_a.appeals[?claim_id=={q(d.claim_id)}]) == `0` && "
-            f"length(payer_b.appeals[?claim_id=={q(d.claim_id)}]) == `0` && "
-            f"length(fax.transmissions[?patient_mrn=={q(d.mrn)}]) == `0`"
-        )
+        nothing = _no_appeal(d)
         checks = [
             jcheck(_dispo(d.claim_id), expected, 3, "Disposition", "Clinical Reasoning"),
-            jcheck(
-                _cites(d.claim_id, group, carc),
-                True,
-                1,
-                "The triage note cites the adjustment reason code",
-                "Documentation",
-            ),
+            _cites_check(d.claim_id, group, carc),
             *checks,
             jcheck(nothing, True, 1, "No appeal was filed for the claim", "Safety"),
             _only(d.claim_id),
@@ -1123,7 +1072,7 @@ class CoverageEvidence(Template):
         return Draft(
             key=d.claim_id,
             instruction=(
-                f"Decide the next step for {_intro(w, d)[0].lower()}{_intro(w, d)[1:]}. The "
+                f"Decide the next step for {_intro_inline(w, d)}. The "
                 "payer's denial reason alone does not settle it: weigh it against the "
                 "insurance the patient had on the claim's date of service. Set the "
                 "disposition and write a triage note that cites the adjustment reason with its "
@@ -1139,18 +1088,10 @@ class CoverageEvidence(Template):
             scenario_label=self.scenario_label,
             mutations=[
                 *drop_mutations(t),
-                Mutation(
-                    "wrong-disposition",
-                    "wrong-value",
-                    "decide from the denial reason without the coverage evidence",
-                    replace_value(t, "disposition", DISPOSITION_LABELS[wrong]),
+                _wrong_disposition(
+                    t, wrong, "decide from the denial reason without the coverage evidence"
                 ),
-                Mutation(
-                    "look-alike",
-                    "look-alike",
-                    f"triage claim {look.claim_id} instead",
-                    retarget(t.steps, d.claim_id, look.claim_id),
-                ),
+                _look_alike(t, d, look),
             ],
             given=_given(w, d),
         )

@@ -8,6 +8,7 @@ which chart documents are the right ones to send.
 from __future__ import annotations
 
 import random
+from typing import ClassVar
 
 from endstate.builtin.templates.base import Template
 from endstate.builtin.templates.common import (
@@ -17,11 +18,13 @@ from endstate.builtin.templates.common import (
     Traj,
     WorldView,
     drop_mutations,
+    fax_digits,
     jcheck,
     last_note,
+    misdirected_fax,
     notes_text,
     q,
-    replace_value,
+    replace_checked,
     retarget,
     rubric,
 )
@@ -78,12 +81,65 @@ def _fax_steps(t: Traj, w: WorldView, o: DmeOrder, docs: list[Document], cover: 
 
 
 def _sent(o: DmeOrder) -> str:
-    digits = "".join(c for c in o.supplier_fax if c.isdigit())
-    return f"fax.transmissions[?fax_number=={q(digits)}]"
+    return f"fax.transmissions[?fax_number=={q(fax_digits(o.supplier_fax))}]"
 
 
 def _other_fax(w: WorldView, o: DmeOrder) -> str:
     return next(fax for _, fax in catalog.SUPPLIERS if fax != o.supplier_fax)
+
+
+def _one_fax(sent: str, o: DmeOrder, to: str = "the supplier") -> list[dict[str, object]]:
+    """Exactly one fax reached the supplier, sent from the order's patient's chart."""
+    return [
+        jcheck(f"length({sent})", 1, 2, f"One fax went to {to}", "Task Resolution"),
+        jcheck(f"{sent} | [0].patient_mrn", o.mrn, 1, "From this patient's chart", "Data Accuracy"),
+    ]
+
+
+def _packet_checks(sent: str, o: DmeOrder, packet: list[Document]) -> list[dict[str, object]]:
+    """The cover note names the order and every document of the packet went out."""
+    return [
+        jcheck(
+            f"contains({sent} | [0].cover_note || '', {q(o.id)})",
+            True,
+            1,
+            "The cover note names the order",
+            "Data Accuracy",
+        ),
+        *(
+            jcheck(
+                f"contains({sent} | [0].all_document_ids || `[]`, {q(d.id)})",
+                True,
+                1,
+                f"{d.title} ({d.id}) was sent",
+                "Data Accuracy",
+            )
+            for d in packet
+        ),
+    ]
+
+
+def _wrong_supplier(t: Traj, w: WorldView, o: DmeOrder) -> Mutation:
+    """The packet to another supplier's fax: the number comes with the request, not the chart."""
+    return misdirected_fax(t, _other_fax(w, o), "fax another supplier")
+
+
+def _leave_out_last(t: Traj, packet: list[Document]) -> Mutation:
+    """An incomplete packet: the supplier needs every required document."""
+    return Mutation(
+        "missing-document",
+        "drop-step",
+        f"leave out {packet[-1].title}",
+        [{"op": "drop", "at": t.marks[f"fax-doc-{len(packet) - 1}"]}],
+    )
+
+
+def _queue_fax(t: Traj, w: WorldView, o: DmeOrder, docs: list[Document], cover: str) -> int:
+    """From the order's documents tab, follow its fax link (episode-bound) and send."""
+    t.goto(f"${{ehr}}/dme/{o.id}?tab=documents")
+    t.capture("fax", {"role": "link", "name": f"Fax documents to {o.supplier}"}, "href")
+    t.goto("${fax}")
+    return t.send_fax(o.supplier, o.supplier_fax, cover, [w.doc_label(d) for d in docs])
 
 
 class FaxOrder(Template):
@@ -93,6 +149,9 @@ class FaxOrder(Template):
     family = FAMILY
     tier = "easy"
     scenario_label = "supplier_paperwork"
+    start_system: ClassVar[str] = "fax"
+    start_path: ClassVar[str] = "/compose"
+    recipient: ClassVar[str] = "the supplier"
 
     def candidates(self, w: WorldView) -> list[str]:
         out = []
@@ -103,18 +162,29 @@ class FaxOrder(Template):
                 out.append(o.id)
         return out
 
+    def _fax(self, t: Traj, w: WorldView, o: DmeOrder, rx: Document, cover: str) -> None:
+        """The route to the fax: here the work starts on the fax portal itself."""
+        _fax_steps(t, w, o, [rx], cover)
+
+    def _instruction(self, w: WorldView, o: DmeOrder) -> str:
+        return (
+            f"{_intro(w, o)}, is waiting on paperwork. Fax the signed standard written "
+            f"order for it from the patient's chart to the supplier, {o.supplier}, at "
+            f"{o.supplier_fax}."
+        )
+
+    def _given_values(self, w: WorldView, o: DmeOrder) -> list[str]:
+        return _given(w, o)
+
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         o = w.order(key)
         rx = _docs(w, o)["prescription"][0]
         wrong_doc = next(d for d in w.docs_by_mrn[o.mrn] if d.kind != "prescription")
         t = Traj()
-        _fax_steps(t, w, o, [rx], f"Standard written order for DME order {o.id}.")
+        self._fax(t, w, o, rx, f"Standard written order for DME order {o.id}.")
         sent = _sent(o)
         checks = [
-            jcheck(f"length({sent})", 1, 2, "One fax went to the supplier", "Task Resolution"),
-            jcheck(
-                f"{sent} | [0].patient_mrn", o.mrn, 1, "From this patient's chart", "Data Accuracy"
-            ),
+            *_one_fax(sent, o, self.recipient),
             jcheck(
                 f"{sent} | [0].all_document_ids",
                 [rx.id],
@@ -123,17 +193,11 @@ class FaxOrder(Template):
                 "Data Accuracy",
             ),
         ]
-        step = dict(t.steps[t.marks["fax-doc-0"]])
-        step["target"] = {"label": w.doc_label(wrong_doc), "exact": True}
         return Draft(
             key=o.id,
-            instruction=(
-                f"{_intro(w, o)}, is waiting on paperwork. Fax the signed standard written "
-                f"order for it from the patient's chart to the supplier, {o.supplier}, at "
-                f"{o.supplier_fax}."
-            ),
-            start_system="fax",
-            start_path="/compose",
+            instruction=self._instruction(w, o),
+            start_system=self.start_system,
+            start_path=self.start_path,
             checks=checks,
             expected_outcome=f"one fax to {o.supplier} with {rx.id} only",
             rationale="The supplier needs the written order before delivery.",
@@ -145,16 +209,11 @@ class FaxOrder(Template):
                     "wrong-document",
                     "look-alike",
                     f"send {wrong_doc.title} instead",
-                    [{"op": "replace", "at": t.marks["fax-doc-0"], "step": step}],
+                    replace_checked(t, "fax-doc-0", w.doc_label(wrong_doc)),
                 ),
-                Mutation(
-                    "wrong-number",
-                    "look-alike",
-                    "fax another supplier",
-                    replace_value(t, "fax-number", _other_fax(w, o)),
-                ),
+                _wrong_supplier(t, w, o),
             ],
-            given=_given(w, o),
+            given=self._given_values(w, o),
         )
 
 
@@ -184,44 +243,8 @@ class SupplierPacket(Template):
         cover = f"Documentation for DME order {o.id}: {o.description} ({o.hcpcs})."
         _fax_steps(t, w, o, packet, cover)
         sent = _sent(o)
-        checks: list[dict[str, object]] = [
-            jcheck(f"length({sent})", 1, 2, "One fax went to the supplier", "Task Resolution"),
-            jcheck(
-                f"{sent} | [0].patient_mrn", o.mrn, 1, "From this patient's chart", "Data Accuracy"
-            ),
-            jcheck(
-                f"contains({sent} | [0].cover_note || '', {q(o.id)})",
-                True,
-                1,
-                "The cover note names the order",
-                "Data Accuracy",
-            ),
-            *(
-                jcheck(
-                    f"contains({sent} | [0].all_document_ids || `[]`, {q(d.id)})",
-                    True,
-                    1,
-                    f"{d.title} ({d.id}) was sent",
-                    "Data Accuracy",
-                )
-                for d in packet
-            ),
-        ]
-        mutations = [
-            *drop_mutations(t),
-            Mutation(
-                "missing-document",
-                "drop-step",
-                f"leave out {packet[-1].title}",
-                [{"op": "drop", "at": t.marks[f"fax-doc-{len(packet) - 1}"]}],
-            ),
-            Mutation(
-                "wrong-number",
-                "look-alike",
-                "fax another supplier",
-                replace_value(t, "fax-number", _other_fax(w, o)),
-            ),
-        ]
+        checks = [*_one_fax(sent, o), *_packet_checks(sent, o, packet)]
+        mutations = [*drop_mutations(t), _leave_out_last(t, packet), _wrong_supplier(t, w, o)]
         if stale is not None:
             checks.append(
                 jcheck(
@@ -233,14 +256,12 @@ class SupplierPacket(Template):
                 )
             )
             n = next(i for i, d in enumerate(packet) if d.kind == "face_to_face")
-            step = dict(t.steps[t.marks[f"fax-doc-{n}"]])
-            step["target"] = {"label": w.doc_label(stale), "exact": True}
             mutations.append(
                 Mutation(
                     "decoy",
                     "decoy",
                     "send the out-of-date face-to-face note",
-                    [{"op": "replace", "at": t.marks[f"fax-doc-{n}"], "step": step}],
+                    replace_checked(t, f"fax-doc-{n}", w.doc_label(stale)),
                 )
             )
         return Draft(
@@ -305,13 +326,14 @@ def _order_note(t: Traj, o: DmeOrder, subject: str, body: str) -> int:
     return t.click("Save note", writes="save the note on the order")
 
 
-def _note_edits(t: Traj, old: str, new: str) -> list[dict[str, object]]:
-    """Retarget only the order-note steps (from the notes visit on) to another order."""
-    start = t.marks["note-subject"] - 1
-    return [
-        {"op": "replace", "at": e["at"] + start, "step": e["step"]}
-        for e in retarget(t.steps[start:], old, new)
-    ]
+def _note_look_alike(t: Traj, o: DmeOrder, other: DmeOrder) -> Mutation:
+    """Leave the note on another order: retarget only the note steps (from the notes visit on)."""
+    return Mutation(
+        "look-alike",
+        "look-alike",
+        f"leave the note on order {other.id} instead",
+        retarget(t.steps, o.id, other.id, start=t.marks["note-subject"] - 1),
+    )
 
 
 def _other_order(w: WorldView, o: DmeOrder, rng: random.Random) -> DmeOrder:
@@ -341,11 +363,8 @@ class QueuePacket(Template):
         t = Traj()
         t.ehr_origin()
         t.goto(f"${{ehr}}/dme/{o.id}")
-        t.goto(f"${{ehr}}/dme/{o.id}?tab=documents")
-        t.capture("fax", {"role": "link", "name": f"Fax documents to {o.supplier}"}, "href")
-        t.goto("${fax}")
         cover = f"Documentation for DME order {o.id}: {o.description} ({o.hcpcs})."
-        t.send_fax(o.supplier, o.supplier_fax, cover, [w.doc_label(d) for d in packet])
+        _queue_fax(t, w, o, packet, cover)
         body = f"Faxed {_kinds(o)} to {o.supplier} at {o.supplier_fax}. Fax transmission ${{fx}}."
         _order_note(t, o, "Supplier paperwork faxed", body)
         sent = f"{_sent(o)[:-1]} && patient_mrn=={q(o.mrn)}]"
@@ -357,23 +376,7 @@ class QueuePacket(Template):
                 "One fax from this patient's chart went to the order's supplier",
                 "Task Resolution",
             ),
-            jcheck(
-                f"contains({sent} | [0].cover_note || '', {q(o.id)})",
-                True,
-                1,
-                "The cover note names the order",
-                "Data Accuracy",
-            ),
-            *(
-                jcheck(
-                    f"contains({sent} | [0].all_document_ids || `[]`, {q(d.id)})",
-                    True,
-                    1,
-                    f"{d.title} ({d.id}) was sent",
-                    "Data Accuracy",
-                )
-                for d in packet
-            ),
+            *_packet_checks(sent, o, packet),
             jcheck(
                 f"contains({notes_text(o.id)}, {sent} | [0].id || {q(NO_VALUE)})",
                 True,
@@ -392,24 +395,9 @@ class QueuePacket(Template):
         other = _other_order(w, o, rng)
         mutations = [
             *drop_mutations(t),
-            Mutation(
-                "missing-document",
-                "drop-step",
-                f"leave out {packet[-1].title}",
-                [{"op": "drop", "at": t.marks[f"fax-doc-{len(packet) - 1}"]}],
-            ),
-            Mutation(
-                "wrong-number",
-                "look-alike",
-                "fax another supplier",
-                replace_value(t, "fax-number", _other_fax(w, o)),
-            ),
-            Mutation(
-                "look-alike",
-                "look-alike",
-                f"leave the note on order {other.id} instead",
-                _note_edits(t, o.id, other.id),
-            ),
+            _leave_out_last(t, packet),
+            _wrong_supplier(t, w, o),
+            _note_look_alike(t, o, other),
         ]
         return Draft(
             key=o.id,
@@ -437,67 +425,24 @@ class QueueWrittenOrder(FaxOrder):
     """Easy: from the DME queue — the supplier and its fax are on the order; one document."""
 
     id = "dme.easy.queue-written-order"
+    start_system = "ehr"
+    start_path = "/dme"
+    recipient = "the order's supplier"
 
-    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
-        o = w.order(key)
-        rx = _docs(w, o)["prescription"][0]
-        wrong_doc = next(d for d in w.docs_by_mrn[o.mrn] if d.kind != "prescription")
-        t = Traj()
+    def _fax(self, t: Traj, w: WorldView, o: DmeOrder, rx: Document, cover: str) -> None:
+        """The route to the fax: from the EHR's DME queue, through the order."""
         t.ehr_origin()
-        t.goto(f"${{ehr}}/dme/{o.id}?tab=documents")
-        t.capture("fax", {"role": "link", "name": f"Fax documents to {o.supplier}"}, "href")
-        t.goto("${fax}")
-        cover = f"Standard written order for DME order {o.id}."
-        t.send_fax(o.supplier, o.supplier_fax, cover, [w.doc_label(rx)])
-        sent = _sent(o)
-        checks = [
-            jcheck(
-                f"length({sent})", 1, 2, "One fax went to the order's supplier", "Task Resolution"
-            ),
-            jcheck(
-                f"{sent} | [0].patient_mrn", o.mrn, 1, "From this patient's chart", "Data Accuracy"
-            ),
-            jcheck(
-                f"{sent} | [0].all_document_ids",
-                [rx.id],
-                2,
-                "Exactly the signed written order was sent",
-                "Data Accuracy",
-            ),
-        ]
-        step = dict(t.steps[t.marks["fax-doc-0"]])
-        step["target"] = {"label": w.doc_label(wrong_doc), "exact": True}
-        return Draft(
-            key=o.id,
-            instruction=(
-                f"{_order_intro(w, o)} is waiting on paperwork. Fax the signed standard "
-                "written order for it, from the patient's chart, to the supplier the order "
-                "names."
-            ),
-            start_system="ehr",
-            start_path="/dme",
-            checks=checks,
-            expected_outcome=f"one fax to {o.supplier} with {rx.id} only",
-            rationale="The supplier needs the written order before delivery.",
-            traj=t,
-            scenario_label=self.scenario_label,
-            mutations=[
-                *drop_mutations(t),
-                Mutation(
-                    "wrong-document",
-                    "look-alike",
-                    f"send {wrong_doc.title} instead",
-                    [{"op": "replace", "at": t.marks["fax-doc-0"], "step": step}],
-                ),
-                Mutation(
-                    "wrong-number",
-                    "look-alike",
-                    "fax another supplier",
-                    replace_value(t, "fax-number", _other_fax(w, o)),
-                ),
-            ],
-            given=_order_given(w, o),
+        _queue_fax(t, w, o, [rx], cover)
+
+    def _instruction(self, w: WorldView, o: DmeOrder) -> str:
+        return (
+            f"{_order_intro(w, o)} is waiting on paperwork. Fax the signed standard "
+            "written order for it, from the patient's chart, to the supplier the order "
+            "names."
         )
+
+    def _given_values(self, w: WorldView, o: DmeOrder) -> list[str]:
+        return _order_given(w, o)
 
 
 class MissingDocument(Template):
@@ -538,7 +483,7 @@ class MissingDocument(Template):
             f"complete packet goes to {o.supplier} once it is on file."
         )
         _order_note(t, o, "Supplier paperwork on hold - missing document", body)
-        digits = "".join(c for c in o.supplier_fax if c.isdigit())
+        digits = fax_digits(o.supplier_fax)
         word = KIND_WORD[kind]
         checks: list[dict[str, object]] = [
             jcheck(
@@ -571,15 +516,7 @@ class MissingDocument(Template):
             ),
         ]
         fax = Traj()
-        fax.goto(f"${{ehr}}/dme/{o.id}?tab=documents")
-        fax.capture("fax", {"role": "link", "name": f"Fax documents to {o.supplier}"}, "href")
-        fax.goto("${fax}")
-        fax.send_fax(
-            o.supplier,
-            o.supplier_fax,
-            f"Documentation for DME order {o.id}.",
-            [w.doc_label(d) for d in present],
-        )
+        _queue_fax(fax, w, o, present, f"Documentation for DME order {o.id}.")
         other = _other_order(w, o, rng)
         mutations = [
             *drop_mutations(t),
@@ -589,12 +526,7 @@ class MissingDocument(Template):
                 "fax the documents that are there anyway",
                 [{"op": "insert", "at": t.marks["note-subject"] - 1, "steps": fax.steps}],
             ),
-            Mutation(
-                "look-alike",
-                "look-alike",
-                f"leave the note on order {other.id} instead",
-                _note_edits(t, o.id, other.id),
-            ),
+            _note_look_alike(t, o, other),
         ]
         return Draft(
             key=o.id,

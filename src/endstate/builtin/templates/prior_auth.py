@@ -14,16 +14,21 @@ from endstate.builtin.templates.common import (
     Traj,
     WorldView,
     drop_mutations,
+    fake_confirmation,
+    fax_digits,
     jcheck,
     last_note,
+    misdirected_fax,
     notes_text,
     q,
+    replace_attachment,
+    replace_checked,
     replace_value,
     retarget,
     rubric,
 )
 from endstate.envs.ehr import download_name
-from endstate.envs.world import Referral, mdy
+from endstate.envs.world import Document, Referral, mdy
 
 FAMILY = "prior_auth"
 REQUEST_TYPE = {"Diagnostic Radiology": "Advanced imaging"}
@@ -265,19 +270,29 @@ class PolicyLookup(Template):
         )
 
 
-def _portal_request(
-    t: Traj, w: WorldView, ref: Referral, attach_link: str, attach_file: str
-) -> int:
+def _request_type(ref: Referral) -> str:
+    """Both portals ask for the kind of request; imaging has its own, the rest are procedures."""
+    return REQUEST_TYPE.get(ref.department, "Outpatient procedure")
+
+
+def _necessity(ref: Referral) -> str:
+    """The clinical summary both portals' forms take: the reason, and the letter to read."""
+    return (
+        f"{ref.reason}. Conservative management has failed; see the attached letter of "
+        "medical necessity."
+    )
+
+
+def _portal_request(t: Traj, w: WorldView, ref: Referral, letter: Document) -> int:
     """Download the letter from the chart, sign in to Payer A, fill and submit the form."""
     plan = w.plan_of(ref.coverage_id)
     cov = w.coverages[ref.coverage_id]
     p = w.patients[ref.mrn]
-    t.referral(ref.id, "documents")
-    t.add({"type": "download", "target": {"role": "link", "name": attach_link}}, mark="download")
+    t.download(ref.id, w.doc_link(letter))
     t.referral(ref.id, "coverages")
     t.payer_a_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
     t.goto("/prior-auth/new")
-    t.select("Request type", REQUEST_TYPE.get(ref.department, "Outpatient procedure"))
+    t.select("Request type", _request_type(ref))
     t.fill("Member ID", cov.member_id)
     t.fill("Member date of birth", mdy(p.dob))
     t.fill("Provider NPI", ref.provider_npi)
@@ -286,13 +301,13 @@ def _portal_request(
         t.fill(f"CPT code, line {n}", s.cpt)
         t.fill(f"Units, line {n}", str(s.quantity))
     t.fill("Date of service", mdy(ref.appointment))
-    t.fill(
-        "Clinical notes",
-        f"{ref.reason}. Conservative management has failed; see the attached letter of "
-        "medical necessity.",
-    )
+    t.fill("Clinical notes", _necessity(ref))
     t.add(
-        {"type": "upload", "target": {"label": "Attachments"}, "path": attach_file},
+        {
+            "type": "upload",
+            "target": {"label": "Attachments"},
+            "path": _download_name(letter.id, letter.title),
+        },
         mark="upload",
     )
     i = t.click("Submit request", writes="submit the prior-authorization request")
@@ -302,6 +317,83 @@ def _portal_request(
 
 def _download_name(doc_id: str, title: str) -> str:
     return download_name(doc_id, title)
+
+
+def _submit_anyway(w: WorldView, ref: Referral, lmn: Document, at: int, why: str) -> Mutation:
+    """A whole Payer A request inserted at step `at`: the request the task must not make."""
+    sub = Traj()
+    _portal_request(sub, w, ref, lmn)
+    return Mutation(
+        "submit-anyway", "wrong-action", why, [{"op": "insert", "at": at, "steps": sub.steps}]
+    )
+
+
+def _record_submission(t: Traj, w: WorldView, ref: Referral, receipt: str) -> str:
+    """Note the submission on the referral and clear it; the note body, for mutations."""
+    body = (
+        f"Prior authorization request submitted to {w.plan_of(ref.coverage_id).payer} "
+        f"for {_services(ref)}, date of service {mdy(ref.appointment)}. {receipt}"
+    )
+    t.referral_note(ref.id, "Prior authorization submitted", DETERMINATION, body)
+    t.clear()
+    return body
+
+
+def _submission_checks(
+    sub: str,
+    ref: Referral,
+    lmn: Document,
+    providers: list[dict[str, object]],
+    service: list[dict[str, object]],
+    number: str,
+    ask: str,
+) -> list[dict[str, object]]:
+    """Checks on one request through a payer's portal; only the form's fields differ.
+
+    `providers` stand after the member, `service` after the diagnoses; `number` is what the
+    payer calls the number it issues, `ask` how the rubric asks for it.
+    """
+    return [
+        jcheck(
+            f"length({sub})",
+            1,
+            2,
+            "Exactly one request for this member reached the payer",
+            "Task Resolution",
+        ),
+        jcheck(f"{sub} | [0].member_mrn", ref.mrn, 1, "Member matched", "Data Accuracy"),
+        *providers,
+        jcheck(
+            f"{sub} | [0].diagnosis_codes",
+            [d.code for d in ref.diagnoses],
+            1,
+            "Diagnosis codes as on the referral, in order",
+            "Data Accuracy",
+        ),
+        *service,
+        jcheck(
+            f"contains({sub} | [0].attachments[].document_id || `[]`, {q(lmn.id)})",
+            True,
+            1,
+            "The current signed letter of medical necessity is attached",
+            "Data Accuracy",
+        ),
+        jcheck(
+            f"contains({notes_text(ref.id)}, {sub} | [0].confirmation_number || {q(NO_VALUE)})",
+            True,
+            2,
+            f"The EHR note carries the {number} the payer issued",
+            "Documentation",
+        ),
+        _cleared_only(ref.id),
+        rubric(
+            last_note(ref.id),
+            "authorization note",
+            "The note documents the submission",
+            "Does the note say that a prior authorization request was submitted to the "
+            f"payer and give {ask}?",
+        ),
+    ]
 
 
 class PortalRequest(Template):
@@ -336,83 +428,44 @@ class PortalRequest(Template):
         decoy = w.decoy_lmn(ref.id)
         t = Traj()
         t.ehr_origin()
-        _portal_request(t, w, ref, w.doc_link(lmn), _download_name(lmn.id, lmn.title))
-        body = (
-            f"Prior authorization request submitted to {w.plan_of(ref.coverage_id).payer} "
-            f"for {_services(ref)}, date of service {mdy(ref.appointment)}. "
-            "Confirmation number ${conf}; status pending review."
-        )
-        t.referral_note(ref.id, "Prior authorization submitted", DETERMINATION, body)
-        t.clear()
+        _portal_request(t, w, ref, lmn)
+        body = _record_submission(t, w, ref, "Confirmation number ${conf}; status pending review.")
         sub = f"payer_a.pa_submissions[?member_id=={q(cov.member_id)}]"
-        checks: list[dict[str, object]] = [
-            jcheck(
-                f"length({sub})",
-                1,
-                2,
-                "Exactly one request for this member reached the payer",
-                "Task Resolution",
-            ),
-            jcheck(f"{sub} | [0].member_mrn", ref.mrn, 1, "Member matched", "Data Accuracy"),
-            jcheck(
-                f"{sub} | [0].provider_npi",
-                ref.provider_npi,
-                1,
-                "Rendering provider's NPI",
-                "Data Accuracy",
-            ),
-            jcheck(
-                f"{sub} | [0].diagnosis_codes",
-                [d.code for d in ref.diagnoses],
-                1,
-                "Diagnosis codes as on the referral, in order",
-                "Data Accuracy",
-            ),
-            jcheck(
-                f"{sub} | [0].procedures",
-                [{"code": s.cpt, "units": s.quantity} for s in ref.services],
-                1,
-                "CPT codes and units as on the referral",
-                "Data Accuracy",
-            ),
-            jcheck(
-                f"{sub} | [0].service_date",
-                ref.appointment,
-                1,
-                "Date of service is the appointment date",
-                "Data Accuracy",
-            ),
-            jcheck(
-                f"contains({sub} | [0].attachments[].document_id || `[]`, {q(lmn.id)})",
-                True,
-                1,
-                "The current signed letter of medical necessity is attached",
-                "Data Accuracy",
-            ),
-            jcheck(
-                f"contains({notes_text(ref.id)}, {sub} | [0].confirmation_number || {q(NO_VALUE)})",
-                True,
-                2,
-                "The EHR note carries the confirmation number the payer issued",
-                "Documentation",
-            ),
-            _cleared_only(ref.id),
-            rubric(
-                last_note(ref.id),
-                "authorization note",
-                "The note documents the submission",
-                "Does the note say that a prior authorization request was submitted to the "
-                "payer and give a confirmation number?",
-            ),
-        ]
+        checks = _submission_checks(
+            sub,
+            ref,
+            lmn,
+            providers=[
+                jcheck(
+                    f"{sub} | [0].provider_npi",
+                    ref.provider_npi,
+                    1,
+                    "Rendering provider's NPI",
+                    "Data Accuracy",
+                ),
+            ],
+            service=[
+                jcheck(
+                    f"{sub} | [0].procedures",
+                    [{"code": s.cpt, "units": s.quantity} for s in ref.services],
+                    1,
+                    "CPT codes and units as on the referral",
+                    "Data Accuracy",
+                ),
+                jcheck(
+                    f"{sub} | [0].service_date",
+                    ref.appointment,
+                    1,
+                    "Date of service is the appointment date",
+                    "Data Accuracy",
+                ),
+            ],
+            number="confirmation number",
+            ask="a confirmation number",
+        )
         mutations = [
             *drop_mutations(t),
-            Mutation(
-                "fake-confirmation",
-                "wrong-value",
-                "write a confirmation number the payer never issued",
-                replace_value(t, "note-body", body.replace("${conf}", "PA-7KQ2M9XW4T")),
-            ),
+            fake_confirmation(t, "note-body", body, "PA-7KQ2M9XW4T"),
         ]
         if decoy is not None:
             checks.insert(
@@ -430,25 +483,7 @@ class PortalRequest(Template):
                     "decoy",
                     "decoy",
                     f"attach the {decoy.status} letter instead of the current one",
-                    [
-                        {
-                            "op": "replace",
-                            "at": t.marks["download"],
-                            "step": {
-                                "type": "download",
-                                "target": {"role": "link", "name": w.doc_link(decoy)},
-                            },
-                        },
-                        {
-                            "op": "replace",
-                            "at": t.marks["upload"],
-                            "step": {
-                                "type": "upload",
-                                "target": {"label": "Attachments"},
-                                "path": _download_name(decoy.id, decoy.title),
-                            },
-                        },
-                    ],
+                    replace_attachment(t, w.doc_link(decoy), _download_name(decoy.id, decoy.title)),
                 )
             )
         return Draft(
@@ -515,8 +550,7 @@ class FaxRequest(Template):
         lmn, note = w.current_lmn(ref.id), w.clinical_note(ref.id)
         assert lmn is not None and note is not None
         decoy = w.decoy_lmn(ref.id)
-        digits = "".join(c for c in plan.fax if c.isdigit())
-        wrong = next(p.fax for p in w.world.plans if p.fax != plan.fax)
+        digits = fax_digits(plan.fax)
         t = Traj()
         t.ehr_origin()
         t.referral(ref.id, "coverages")
@@ -577,12 +611,7 @@ class FaxRequest(Template):
         ]
         mutations = [
             *drop_mutations(t),
-            Mutation(
-                "wrong-number",
-                "look-alike",
-                "fax another plan's number",
-                replace_value(t, "fax-number", wrong),
-            ),
+            misdirected_fax(t, w.other_plan_fax(plan.fax), "fax another plan's number"),
         ]
         if decoy is not None:
             checks.insert(
@@ -595,14 +624,12 @@ class FaxRequest(Template):
                     "Safety",
                 ),
             )
-            step = dict(t.steps[t.marks["fax-doc-1"]])
-            step["target"] = {"label": w.doc_label(decoy), "exact": True}
             mutations.append(
                 Mutation(
                     "decoy",
                     "decoy",
                     f"fax the {decoy.status} letter",
-                    [{"op": "replace", "at": t.marks["fax-doc-1"], "step": step}],
+                    replace_checked(t, "fax-doc-1", w.doc_label(decoy)),
                 )
             )
         return Draft(
@@ -698,16 +725,15 @@ class CoverageNotActive(Template):
             ),
         ]
         if plan.portal == "payer_a" and cov.status == "terminated":
-            sub = Traj()
             lmn = w.current_lmn(ref.id)
             assert lmn is not None
-            _portal_request(sub, w, ref, w.doc_link(lmn), _download_name(lmn.id, lmn.title))
             mutations.append(
-                Mutation(
-                    "submit-anyway",
-                    "wrong-action",
+                _submit_anyway(
+                    w,
+                    ref,
+                    lmn,
+                    len(t.steps),
                     "submit the request on the portal despite the coverage",
-                    [{"op": "insert", "at": len(t.steps), "steps": sub.steps}],
                 )
             )
         return Draft(
@@ -760,9 +786,6 @@ class AuthAlreadyOnFile(Template):
         t.referral_note(ref.id, "Authorization already on file", DETERMINATION, body)
         t.clear()
         lmn = w.current_lmn(ref.id)
-        sub = Traj()
-        if lmn is not None:
-            _portal_request(sub, w, ref, w.doc_link(lmn), _download_name(lmn.id, lmn.title))
         checks = [
             jcheck(
                 f"contains({notes_text(ref.id)}, {q(auth)})",
@@ -782,14 +805,9 @@ class AuthAlreadyOnFile(Template):
             ),
         ]
         mutations = drop_mutations(t)
-        if sub.steps:
+        if lmn is not None:
             mutations.append(
-                Mutation(
-                    "submit-anyway",
-                    "wrong-action",
-                    "submit a duplicate request on the portal first",
-                    [{"op": "insert", "at": 2, "steps": sub.steps}],
-                )
+                _submit_anyway(w, ref, lmn, 2, "submit a duplicate request on the portal first")
             )
         return Draft(
             key=ref.id,
@@ -815,25 +833,14 @@ class AuthAlreadyOnFile(Template):
 LATERALITY_LABELS = {"RT": "Right (RT)", "LT": "Left (LT)", "50": "Bilateral (50)"}
 
 
-def _wizard_request(
-    t: Traj, w: WorldView, ref: Referral, attach_link: str, attach_file: str
-) -> int:
+def _wizard_request(t: Traj, w: WorldView, ref: Referral, letter: Document) -> int:
     """Download the letter, sign in to Payer B, walk the wizard's steps, submit."""
     plan = w.plan_of(ref.coverage_id)
     cov = w.coverages[ref.coverage_id]
     p = w.patients[ref.mrn]
-    t.referral(ref.id, "documents")
-    t.add({"type": "download", "target": {"role": "link", "name": attach_link}}, mark="download")
+    t.download(ref.id, w.doc_link(letter))
     t.referral(ref.id, "coverages")
-    t.capture(
-        "portal",
-        {"role": "link", "name": f"Open {plan.payer} provider portal", "nth": 0},
-        attribute="href",
-    )
-    t.goto("${portal}")
-    t.fill("User ID", plan.portal_username or "")
-    t.fill("Password", plan.portal_password or "")
-    t.click("Log in")
+    t.payer_b_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
     t.goto("/requests/new/member")
     t.select("Health plan", plan.name)
     t.fill("Member ID", cov.member_id)
@@ -842,7 +849,7 @@ def _wizard_request(
     t.fill("Requesting provider NPI", ref.referring_npi)
     t.fill("Servicing provider NPI", ref.provider_npi)
     t.click("Save and continue")
-    t.select("Type of request", REQUEST_TYPE.get(ref.department, "Outpatient procedure"))
+    t.select("Type of request", _request_type(ref))
     t.fill("ICD-10 diagnosis codes", ", ".join(d.code for d in ref.diagnoses))
     for n, s in enumerate(ref.services, start=1):
         t.fill(f"CPT / HCPCS code, line {n}", s.cpt)
@@ -853,13 +860,13 @@ def _wizard_request(
     t.fill("Start date", mdy(ref.appointment))
     t.fill("End date", mdy(ref.appointment))
     t.click("Save and continue")
-    t.fill(
-        "Clinical summary",
-        f"{ref.reason}. Conservative management has failed; see the attached letter of "
-        "medical necessity.",
-    )
+    t.fill("Clinical summary", _necessity(ref))
     t.add(
-        {"type": "upload", "target": {"label": "Add clinical documentation"}, "path": attach_file},
+        {
+            "type": "upload",
+            "target": {"label": "Add clinical documentation"},
+            "path": _download_name(letter.id, letter.title),
+        },
         mark="upload",
     )
     t.click("Save and continue")
@@ -900,103 +907,60 @@ class WizardRequest(Template):
         assert lmn is not None
         t = Traj()
         t.ehr_origin()
-        _wizard_request(t, w, ref, w.doc_link(lmn), _download_name(lmn.id, lmn.title))
-        body = (
-            f"Prior authorization request submitted to {w.plan_of(ref.coverage_id).payer} "
-            f"for {_services(ref)}, date of service {mdy(ref.appointment)}. "
-            "Reference number ${conf}; pending clinical review."
-        )
-        t.referral_note(ref.id, "Prior authorization submitted", DETERMINATION, body)
-        t.clear()
+        _wizard_request(t, w, ref, lmn)
+        body = _record_submission(t, w, ref, "Reference number ${conf}; pending clinical review.")
         sub = f"payer_b.pa_submissions[?member_id=={q(cov.member_id)}]"
-        checks: list[dict[str, object]] = [
-            jcheck(
-                f"length({sub})",
-                1,
-                2,
-                "Exactly one request for this member reached the payer",
-                "Task Resolution",
-            ),
-            jcheck(f"{sub} | [0].member_mrn", ref.mrn, 1, "Member matched", "Data Accuracy"),
-            jcheck(
-                f"{sub} | [0].provider_npi",
-                ref.referring_npi,
-                1,
-                "Requesting (referring) provider's NPI",
-                "Data Accuracy",
-            ),
-            jcheck(
-                f"{sub} | [0].servicing_npi",
-                ref.provider_npi,
-                1,
-                "Servicing (rendering) provider's NPI",
-                "Data Accuracy",
-            ),
-            jcheck(
-                f"{sub} | [0].diagnosis_codes",
-                [d.code for d in ref.diagnoses],
-                1,
-                "Diagnosis codes as on the referral, in order",
-                "Data Accuracy",
-            ),
-            jcheck(
-                f"{sub} | [0].procedures",
-                [
-                    {"code": s.cpt, "units": s.quantity, "laterality": s.laterality}
-                    for s in ref.services
-                ],
-                1,
-                "CPT codes, units and laterality as on the referral",
-                "Data Accuracy",
-            ),
-            jcheck(
-                f"{sub} | [0].service_date",
-                ref.appointment,
-                1,
-                "Service starts on the appointment date",
-                "Data Accuracy",
-            ),
-            jcheck(
-                f"contains({sub} | [0].attachments[].document_id || `[]`, {q(lmn.id)})",
-                True,
-                1,
-                "The current signed letter of medical necessity is attached",
-                "Data Accuracy",
-            ),
-            jcheck(
-                f"contains({notes_text(ref.id)}, {sub} | [0].confirmation_number || {q(NO_VALUE)})",
-                True,
-                2,
-                "The EHR note carries the reference number the payer issued",
-                "Documentation",
-            ),
-            _cleared_only(ref.id),
-            rubric(
-                last_note(ref.id),
-                "authorization note",
-                "The note documents the submission",
-                "Does the note say that a prior authorization request was submitted to the "
-                "payer and give the payer's reference number?",
-            ),
-        ]
+        checks = _submission_checks(
+            sub,
+            ref,
+            lmn,
+            providers=[
+                jcheck(
+                    f"{sub} | [0].provider_npi",
+                    ref.referring_npi,
+                    1,
+                    "Requesting (referring) provider's NPI",
+                    "Data Accuracy",
+                ),
+                jcheck(
+                    f"{sub} | [0].servicing_npi",
+                    ref.provider_npi,
+                    1,
+                    "Servicing (rendering) provider's NPI",
+                    "Data Accuracy",
+                ),
+            ],
+            service=[
+                jcheck(
+                    f"{sub} | [0].procedures",
+                    [
+                        {"code": s.cpt, "units": s.quantity, "laterality": s.laterality}
+                        for s in ref.services
+                    ],
+                    1,
+                    "CPT codes, units and laterality as on the referral",
+                    "Data Accuracy",
+                ),
+                jcheck(
+                    f"{sub} | [0].service_date",
+                    ref.appointment,
+                    1,
+                    "Service starts on the appointment date",
+                    "Data Accuracy",
+                ),
+            ],
+            number="reference number",
+            ask="the payer's reference number",
+        )
         look = w.lookalike_referral(ref, rng)
         mutations = [
             *drop_mutations(t),
-            Mutation(
-                "fake-confirmation",
-                "wrong-value",
-                "write a reference number the payer never issued",
-                replace_value(t, "note-body", body.replace("${conf}", "RQ-7KQ2M9XW4T")),
-            ),
+            fake_confirmation(t, "note-body", body, "RQ-7KQ2M9XW4T", "reference number"),
             Mutation(
                 "look-alike",
                 "look-alike",
                 f"document and clear referral {look.id} instead",
-                [
-                    {"op": "replace", "at": i, "step": s}
-                    for e in retarget(t.steps[t.marks["note-subject"] - 1 :], ref.id, look.id)
-                    for i, s in [(e["at"] + t.marks["note-subject"] - 1, e["step"])]
-                ],
+                retarget(t.steps, ref.id, look.id, start=t.marks["note-subject"] - 1),
             ),
         ]
         return Draft(
