@@ -147,8 +147,10 @@ def offline_disclosure(
 def run_disclosure(manifest: Any, records: list[TaskRecord], summary: Summary) -> Disclosure:
     """Disclosure for a run endstate executed itself, filled from its manifest and records."""
     corpus = manifest.corpus
+    n = len(manifest.tasks)
     pin = (
-        f"{corpus.name} ({len(manifest.tasks)} tasks run), tree sha256 {corpus.tree_hash[:16]}…; "
+        f"{corpus.name} ({n} task{'s' if n != 1 else ''} run), "
+        f"tree sha256 {corpus.tree_hash[:16]}…; "
         + ("vendored, lock verified" if corpus.vendored else "not vendored: no lock file")
     )
     selection = (

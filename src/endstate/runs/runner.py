@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from endstate import firewall
@@ -181,7 +182,7 @@ async def _quietly(awaitable: Any) -> None:
         await awaitable
 
 
-def _write_trace(trace_dir: Any, outcome: AgentOutcome) -> None:
+def _write_trace(trace_dir: Path, outcome: AgentOutcome) -> None:
     (trace_dir / "actions.json").write_text(
         json.dumps([a.model_dump() for a in outcome.actions], indent=2, ensure_ascii=False)
     )
