@@ -1,7 +1,9 @@
 """The grading channel: the harness's own port, behind a bearer token.
 
 Episodes are created and their state documents read here; none of these routes exist on the
-ports the agent's browser talks to.
+ports the agent's browser talks to. An episode is refused (500, JSON `error` naming the file)
+when the template database no longer matches the sha256 pinned at start; `/health` reports
+the pin and whether the file still matches it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from starlette.routing import Route
 
 from endstate.envs.runtime import SYSTEMS, Runtime
 from endstate.envs.statedoc import build_state
+from endstate.envs.store import TemplateTampered
 
 Fingerprinter = Callable[[], Awaitable[dict[str, Any]]]
 
@@ -56,6 +59,8 @@ def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Sta
         started = time.perf_counter()
         try:
             episode = runtime.open_episode(seed, episode_id)
+        except TemplateTampered as exc:  # the environment is broken, not the request
+            return JSONResponse({"error": str(exc)}, status_code=500)
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=409)
         elapsed_ms = (time.perf_counter() - started) * 1000
@@ -92,14 +97,19 @@ def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Sta
 
     @guard
     async def fingerprint_route(request: Request) -> Response:
-        return JSONResponse(await fingerprint())
+        try:
+            return JSONResponse(await fingerprint())
+        except TemplateTampered as exc:  # its probe episode could not be opened
+            return JSONResponse({"error": str(exc)}, status_code=500)
 
     @guard
     async def health(request: Request) -> Response:
+        intact = runtime.template_intact()
         return JSONResponse(
             {
-                "ok": True,
+                "ok": intact,
                 "world": {"id": runtime.world.id, "sha256": runtime.world.sha256},
+                "template": {"sha256": runtime.template_sha256, "intact": intact},
                 "episodes": len(runtime.episodes),
                 "systems": runtime.base_urls,
             }

@@ -2,7 +2,8 @@
 
 Nothing here is visible to the agent except through cookies it cannot forge: a session id
 is a random token bound to one episode and one system, and a nonce is a random token bound
-to the session and the page that rendered it.
+to the session and to the forms of the page that rendered it (the paths they post to), so a
+page shown for one record cannot vouch for a write to another.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from endstate.envs.store import EpisodeDB
+from endstate.envs.store import EpisodeDB, Template
 from endstate.envs.world import World
 
 SYSTEMS: tuple[str, ...] = ("ehr", "payer_a", "payer_b", "fax")
@@ -24,26 +26,45 @@ _EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I look-alikes
 
 
+@dataclass(frozen=True)
+class IssuedNonce:
+    """What a nonce vouches for: the page that rendered it and the paths its forms post to."""
+
+    page: str
+    targets: frozenset[str]
+
+
 @dataclass
 class Session:
     sid: str
     episode_id: str
     system: str
     user: str | None = None  # the portal account logged in through this session, if any
-    nonces: dict[str, str] = field(default_factory=dict)  # nonce -> page that issued it
+    nonces: dict[str, IssuedNonce] = field(default_factory=dict)
     # Work in progress a page keeps between requests (e.g. a wizard's earlier steps): held
     # on the server, so nothing the browser stores can fill it in.
     scratch: dict[str, Any] = field(default_factory=dict)
 
     def issue_nonce(self, page: str) -> str:
+        """A fresh nonce for a page; it vouches for no POST until `bind_nonce` names them."""
         value = secrets.token_urlsafe(18)
-        self.nonces[value] = page
+        self.nonces[value] = IssuedNonce(page, frozenset())
         while len(self.nonces) > NONCES_PER_SESSION:  # oldest pages expire first
             del self.nonces[next(iter(self.nonces))]
         return value
 
-    def take_nonce(self, value: str | None) -> str | None:
-        """Consume a nonce (single use); the page that issued it, or None if invalid."""
+    def bind_nonce(self, value: str, targets: Iterable[str]) -> None:
+        """Bind a nonce to the request paths its rendered page's forms post to."""
+        issued = self.nonces.get(value)
+        if issued is not None:  # (keeps its place in the expiry order)
+            self.nonces[value] = IssuedNonce(issued.page, frozenset(targets))
+
+    def take_nonce(self, value: str | None) -> IssuedNonce | None:
+        """Consume a nonce (single use, whatever it is then used for); None if invalid.
+
+        The caller checks the request path against `targets`: a nonce is spent even when
+        it is presented to a form its page did not show.
+        """
         if not value:
             return None
         return self.nonces.pop(value, None)
@@ -71,13 +92,22 @@ class Runtime:
     """All live episodes and sessions of one running suite."""
 
     def __init__(
-        self, world: World, template: Path, data_dir: Path, testids: bool, faults: bool = False
+        self,
+        world: World,
+        template: Template | Path,
+        data_dir: Path,
+        testids: bool,
+        faults: bool = False,
     ) -> None:
         self.world = world
         # Fault injection is for the suite's own tests: off unless the suite was started with
         # its private testing flag, and then armed one write at a time.
         self.faults = faults
-        self.template = template
+        # Every episode is a copy of these bytes: a path is pinned as it reads now, and each
+        # copy is refused (TemplateTampered) once the file no longer matches the pin.
+        self.pinned = template if isinstance(template, Template) else Template.pin(template)
+        self.template = self.pinned.path  # the file (benchmarks copy it as a reference)
+        self.template_sha256 = self.pinned.sha256
         self.data_dir = data_dir
         self.testids = testids
         self.episodes: dict[str, Episode] = {}
@@ -91,7 +121,12 @@ class Runtime:
         self.last_document_id = max((d.id for d in world.documents), default="DOC-00000")
         self._start: dict[str, tuple[str, str]] = {}  # start token -> (episode id, system)
 
+    def template_intact(self) -> bool:
+        """Whether the template file still holds the pinned bytes."""
+        return self.pinned.intact()
+
     def open_episode(self, seed: int | None = None, episode_id: str | None = None) -> Episode:
+        """A fresh episode copied from the pinned template (TemplateTampered if it changed)."""
         if seed is None:
             seed = secrets.randbits(63)
         if episode_id is None:
@@ -101,7 +136,7 @@ class Runtime:
         if episode_id in self.episodes:
             raise ValueError(f"episode id {episode_id!r} is already open")
         path = self.data_dir / f"{episode_id}.sqlite"
-        db = EpisodeDB.create(self.template, path, self.world.clock)
+        db = EpisodeDB.create(self.pinned, path, self.world.clock)
         secret = hashlib.sha256(f"{self.world.sha256}:{seed}".encode()).digest()
         tokens = {system: secrets.token_urlsafe(24) for system in SYSTEMS}
         episode = Episode(episode_id, seed, db, secret, tokens)

@@ -34,7 +34,7 @@ from endstate.envs import ehr, fax, payer_a, payer_b
 from endstate.envs.fingerprint import fingerprint
 from endstate.envs.grading import grading_app
 from endstate.envs.runtime import SYSTEMS, Runtime
-from endstate.envs.store import template_path
+from endstate.envs.store import private_template
 from endstate.envs.web import STATIC, cookie_name, make_env, page_of, plain_page
 from endstate.envs.world import DEFAULT_CLOCK, DEFAULT_SEED, World, generate_world
 
@@ -104,6 +104,22 @@ def system_app(system: str, runtime: Runtime, testids: bool) -> Starlette:
     return app
 
 
+def _raise_for_status(response: httpx.Response) -> None:
+    """`raise_for_status`, with the grading channel's own `error` message in the exception."""
+    try:
+        response.raise_for_status()
+    except httpx.HTTPStatusError as exc:
+        try:
+            error = response.json().get("error")
+        except (ValueError, AttributeError):
+            error = None
+        if not isinstance(error, str):
+            raise
+        raise httpx.HTTPStatusError(
+            f"{exc}: {error}", request=exc.request, response=exc.response
+        ) from None
+
+
 @dataclass(frozen=True)
 class EpisodeInfo:
     id: str
@@ -135,11 +151,13 @@ class EmbeddedSuite:
         token: str,
         ports: Mapping[str, int],
         owned_dir: Path | None,
+        owned_template_dir: Path | None = None,
     ) -> None:
         self.world = world
         self.runtime = runtime
         self.token = token
         self._owned_dir = owned_dir
+        self._owned_template_dir = owned_template_dir
         self._sockets = {name: _bind(host, ports.get(name, 0)) for name in (*SYSTEMS, "grading")}
         url_host = f"[{host}]" if ":" in host else host
         self.urls = {
@@ -180,26 +198,49 @@ class EmbeddedSuite:
         ports: Mapping[str, int] | None = None,
         _fault_injection: bool = False,
     ) -> EmbeddedSuite:
-        """Generate (or reuse) the world's template and serve every system on its own port.
+        """Build the world's template and serve every system on its own port.
 
+        The template is built afresh (about 10 ms) into an owner-only directory under the data
+        directory and its sha256 pinned (`template_sha256`); every episode copy is checked
+        against the pin. `cache_dir` is accepted for old callers and no longer read: a shared
+        cache of templates is writable by others and would poison every run made from it.
         `testids=None` keeps data-testid attributes unless $ENDSTATE_NO_TESTIDS is set;
         `ports` pins ports by system name ("ehr", "payer_a", "payer_b", "fax", "grading"), else
         free ones. `_fault_injection` is the suite's private testing flag: it lets tests make a
         write fail mid-transaction (`runtime.arm_fault`); nothing else can turn it on.
         """
         world = generate_world(world_seed, clock)
-        template = template_path(world, cache_dir)
         owned = None
         if data_dir is None:
             owned = data_dir = Path(tempfile.mkdtemp(prefix="endstate-episodes-"))
         data_dir.mkdir(parents=True, exist_ok=True)
+        template = private_template(world, data_dir)
         if testids is None:
             testids = not os.environ.get(NO_TESTIDS_ENV)
-        runtime = Runtime(world, template, data_dir, testids, faults=_fault_injection)
-        suite = cls(world, runtime, host, token or secrets.token_urlsafe(32), ports or {}, owned)
+        try:
+            runtime = Runtime(world, template, data_dir, testids, faults=_fault_injection)
+            suite = cls(
+                world,
+                runtime,
+                host,
+                token or secrets.token_urlsafe(32),
+                ports or {},
+                owned,
+                owned_template_dir=template.path.parent,
+            )
+        except BaseException:
+            shutil.rmtree(template.path.parent, ignore_errors=True)
+            if owned is not None:
+                shutil.rmtree(owned, ignore_errors=True)
+            raise
         suite._thread.start()
         suite._wait_started()
         return suite
+
+    @property
+    def template_sha256(self) -> str:
+        """The sha256 of the template bytes every episode of this suite is copied from."""
+        return self.runtime.template_sha256
 
     # -- lifecycle -----------------------------------------------------------------------
     def _run(self) -> None:
@@ -231,6 +272,8 @@ class EmbeddedSuite:
         for sock in self._sockets.values():
             sock.close()
         self.runtime.close_all()
+        if self._owned_template_dir is not None:
+            shutil.rmtree(self._owned_template_dir, ignore_errors=True)
         if self._owned_dir is not None:
             shutil.rmtree(self._owned_dir, ignore_errors=True)
 
@@ -253,7 +296,7 @@ class EmbeddedSuite:
         if episode_id is not None:
             body["episode_id"] = episode_id
         response = self._client.post("/episodes", json=body)
-        response.raise_for_status()
+        _raise_for_status(response)
         data = response.json()
         return EpisodeInfo(data["episode_id"], data["seed"], data["start_urls"], data["created_ms"])
 
@@ -268,6 +311,6 @@ class EmbeddedSuite:
 
     def fingerprint(self) -> dict[str, Any]:
         response = self._client.get("/fingerprint")
-        response.raise_for_status()
+        _raise_for_status(response)
         result: dict[str, Any] = response.json()
         return result

@@ -2,6 +2,10 @@
 
 Reset is a file copy, the end state is the database, and the delta against the template is
 exact. Every accepted write happens in one transaction together with its `events` row.
+
+Whoever can edit the template edits every episode made from it, so a running suite builds its
+own (`private_template`: milliseconds, into an owner-only directory), pins the sha256 of those
+bytes, and checks the file against the pin before every episode copy (`Template.read`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import astuple
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,23 +33,107 @@ def default_cache_dir() -> Path:
     return Path(base) / "endstate" / "templates"
 
 
+class TemplateTampered(RuntimeError):
+    """The template file no longer holds the bytes pinned for it: no episode is made from it."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"template database {path} {problem}; refusing to open an episode from it")
+        self.path = path
+
+
+@dataclass(frozen=True)
+class Template:
+    """A template database file and the bytes pinned for it (their sha256 is the pin)."""
+
+    path: Path
+    data: bytes = field(repr=False)
+    sha256: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sha256", hashlib.sha256(self.data).hexdigest())
+
+    @classmethod
+    def pin(cls, path: Path) -> Template:
+        """Pin the file's present bytes (trust on first read: build it yourself first)."""
+        return cls(path, path.read_bytes())
+
+    def read(self) -> bytes:
+        """The file's bytes, refused unless they still hash to the pin.
+
+        The whole file is hashed every time (about 0.5 ms for a 440 KB template): a stat
+        fingerprint would miss an edit that restores the mtime.
+        """
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:
+            raise TemplateTampered(self.path, f"cannot be read ({exc.strerror})") from exc
+        found = hashlib.sha256(data).hexdigest()
+        if found != self.sha256:
+            raise TemplateTampered(
+                self.path,
+                f"has changed since the suite started (sha256 {found[:16]}, "
+                f"pinned {self.sha256[:16]})",
+            )
+        return data
+
+    def intact(self) -> bool:
+        try:
+            self.read()
+        except TemplateTampered:
+            return False
+        return True
+
+
+def build_template(world: World) -> bytes:
+    """The world's template database, built in memory (about 10 ms).
+
+    The bytes depend only on the world, the schema and the SQLite library: the same world
+    gives the same sha256 on every start.
+    """
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(DDL)
+        _load(conn, world)
+        conn.commit()
+        return conn.serialize()
+    finally:
+        conn.close()
+
+
+def _template_name(world: World) -> str:
+    return f"world-{world.sha256[:24]}-schema{SCHEMA_VERSION}.sqlite"
+
+
+def private_template(world: World, parent: Path | None = None) -> Template:
+    """Build the world's template into a new owner-only directory and pin its bytes.
+
+    The directory comes from `tempfile.mkdtemp` (mode 0700) and the file is read-only; the
+    caller removes the directory when done (`path.parent`).
+    """
+    directory = Path(tempfile.mkdtemp(prefix="endstate-template-", dir=parent))
+    data = build_template(world)
+    path = directory / _template_name(world)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    return Template(path, data)
+
+
 def template_path(world: World, cache_dir: Path | None = None) -> Path:
-    """Build the world's template database once; later calls reuse the cached file."""
+    """Build the world's template database once into a shared cache; later calls reuse it.
+
+    A convenience for tools and tests. A running suite never makes episodes from this cache
+    (anyone who can write it could poison every later run): it builds `private_template`.
+    """
     cache = cache_dir or default_cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
-    path = cache / f"world-{world.sha256[:24]}-schema{SCHEMA_VERSION}.sqlite"
+    path = cache / _template_name(world)
     if path.exists():
         return path
     fd, tmp = tempfile.mkstemp(dir=cache, suffix=".tmp")
-    os.close(fd)
     try:
-        conn = sqlite3.connect(tmp)
-        try:
-            conn.executescript(DDL)
-            _load(conn, world)
-            conn.commit()
-        finally:
-            conn.close()
+        with os.fdopen(fd, "wb") as out:
+            out.write(build_template(world))
         os.replace(tmp, path)  # atomic: concurrent builders never see a half-written file
     finally:
         if os.path.exists(tmp):
@@ -207,9 +295,14 @@ def _load(conn: sqlite3.Connection, world: World) -> None:
 class EpisodeDB:
     """One episode's database. Used from a single event-loop thread."""
 
-    def __init__(self, path: Path, template: Path, clock: str) -> None:
+    def __init__(
+        self, path: Path, template: Path, clock: str, baseline: bytes | None = None
+    ) -> None:
         self.path = path
         self.template = template
+        # The verified template bytes the episode was copied from: the delta is taken against
+        # them, not against whatever the template file holds by then.
+        self.baseline = baseline
         self.clock = clock
         self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.conn.row_factory = sqlite3.Row
@@ -219,8 +312,15 @@ class EpisodeDB:
         self.fault: Callable[[str], None] | None = None
 
     @classmethod
-    def create(cls, template: Path, path: Path, clock: str) -> EpisodeDB:
-        """A fresh episode: a byte copy of the template (the reset is this copy)."""
+    def create(cls, template: Path | Template, path: Path, clock: str) -> EpisodeDB:
+        """A fresh episode: a byte copy of the template (the reset is this copy).
+
+        A pinned `Template` is checked first (`TemplateTampered` if its file changed), and the
+        bytes that passed the check are the ones written.
+        """
+        if isinstance(template, Template):
+            path.write_bytes(template.read())
+            return cls(path, template.path, clock, baseline=template.data)
         shutil.copyfile(template, path)
         return cls(path, template, clock)
 
@@ -295,7 +395,11 @@ class EpisodeDB:
     def delta(self) -> dict[str, dict[str, list[dict[str, JSONValue]]]]:
         """Rows added, updated and removed per table against the template (empty tables omitted)."""
         out: dict[str, dict[str, list[dict[str, JSONValue]]]] = {}
-        tmpl = sqlite3.connect(f"file:{self.template}?mode=ro", uri=True)
+        if self.baseline is not None:
+            tmpl = sqlite3.connect(":memory:")
+            tmpl.deserialize(self.baseline)
+        else:
+            tmpl = sqlite3.connect(f"file:{self.template}?mode=ro", uri=True)
         tmpl.row_factory = sqlite3.Row
         try:
             for table in DELTA_TABLES:
