@@ -31,6 +31,18 @@ def _bars(cells: dict[str, Cell]) -> list[Bar]:
     return out
 
 
+def _shown(record: TaskRecord) -> TaskRecord:
+    """The record as displayed: a verdict read back from the judge cache says so, beside its
+    majority ("judge majority 3/3 (cached)"); a verdict judged in this run carries no mark."""
+    if not any(c.cached for c in record.checks):
+        return record
+    checks = [
+        c.model_copy(update={"detail": f"{c.detail} (cached)".strip()}) if c.cached else c
+        for c in record.checks
+    ]
+    return record.model_copy(update={"checks": checks})
+
+
 def render_html(
     summary: Summary, disclosure: Disclosure, title: str, records: Sequence[TaskRecord]
 ) -> str:
@@ -46,7 +58,7 @@ def render_html(
         summary=summary,
         disclosure=disclosure,
         charts=charts,
-        records=sorted(records, key=lambda r: (r.task_id, r.attempt)),
+        records=[_shown(r) for r in sorted(records, key=lambda r: (r.task_id, r.attempt))],
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
         version=__version__,
     )
