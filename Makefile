@@ -5,7 +5,10 @@ BIN := $(VENV)/bin
 SHARED ?= ../shared
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup system demo test lint bench clean
+
+system:
+	bash scripts/system-deps.sh
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,12 +16,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+setup: $(STAMP) system
 
-demo: $(STAMP)
+demo: setup
 	bash scripts/demo.sh
 
-lint: $(STAMP)
+lint: setup
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy

@@ -22,7 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import machine, write_section
-from endstate.agents.base import AgentOutcome, AttemptContext
+from endstate.agents.base import AgentOutcome, AttemptContext, InProcessAgent
 from endstate.browser import async_browser
 from endstate.envs.server import EmbeddedSuite
 from endstate.envs.world import DEFAULT_SEED, generate_world
@@ -30,7 +30,7 @@ from endstate.runs.embedded import EmbeddedEnvironment
 from endstate.runs.session import RunOptions, execute
 
 
-class InstantAgent:
+class InstantAgent(InProcessAgent):
     """Takes the harness page and stops at once: the attempt costs only the harness."""
 
     kind = "bench"

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""An example `command:` agent: reads its task on stdin, drives the harness's browser over CDP.
+"""An example `command:` agent: reads its task on stdin, drives its own browser over CDP.
 
-Run it with `endstate run --agent "command:python examples/cdp_agent.py" ...`. It receives one
-JSON object on stdin — the projection (task id, instruction, family, scenario label, start URL),
-the start URL of every system, and the CDP endpoint of the harness's Chromium — and must print
-one JSON object on its last stdout line: {"claim": "done" | "gave_up" | "error", "message": ...}.
+Run it with `endstate run --agent "command:python examples/cdp_agent.py" ...`. It runs in a
+sandbox with its own Chromium, and receives one JSON object on stdin — the projection (task id,
+instruction, family, scenario label, start URL), the start URL of every system, and the CDP
+endpoint of its browser — and must print one JSON object on its last stdout line:
+{"claim": "done" | "gave_up" | "error", "message": ...}. `python` there is a Python with
+Playwright; nothing of the harness is visible.
 
 This one does not solve anything: it opens the start page in its own browser context, opens
 the first record in the page's main table and gives up, reporting what it saw. Replace the
@@ -29,7 +31,7 @@ def main() -> None:
     steps = 0
     with sync_playwright() as pw:
         browser = pw.chromium.connect_over_cdp(endpoint)
-        context = browser.new_context()  # our own context: nothing shared with other attempts
+        context = browser.new_context()
         page = context.new_page()
         page.goto(projection["start_url"])
         steps += 1

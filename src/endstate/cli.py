@@ -15,7 +15,6 @@ from rich.progress import (
     Progress,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.table import Table
 
@@ -29,9 +28,11 @@ from endstate.corpus.stats import corpus_stats
 from endstate.envs.cli import env_app
 from endstate.errors import EndstateError
 from endstate.records import TaskRecord
+from endstate.redteam.cli import redteam
 from endstate.report.disclosure import offline_disclosure
 from endstate.report.summary import summarize
 from endstate.report.text import render_text, renderable
+from endstate.runs.progress import RunProgress
 from endstate.scoring.judge import DEFAULT_KEY_ENV, Judge, JudgeConfig
 from endstate.scoring.offline import score_supplied
 
@@ -47,6 +48,7 @@ corpus_app = typer.Typer(
 )
 app.add_typer(corpus_app, name="corpus")
 app.add_typer(env_app, name="env")
+app.command("redteam")(redteam)
 corpus_app.registered_commands.extend(corpus_extra_app.registered_commands)
 
 out = Console()
@@ -280,38 +282,6 @@ def _judge(model: str | None, base_url: str, k: int, timeout: float, cache: Path
     return Judge(config)
 
 
-class RunProgress:
-    """A Rich progress bar: done/total, passes, failures, unmeasurable, elapsed, ETA."""
-
-    def __init__(self) -> None:
-        self.progress = Progress(
-            TextColumn("[bold]run"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.description}"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=err,
-        )
-        self.bar = self.progress.add_task("", total=None)
-        self.counts = {"passed": 0, "failed": 0, "unmeasurable": 0, "blocked": 0}
-
-    def start(self, total: int, already: int) -> None:
-        self.progress.update(self.bar, total=total, completed=already)
-
-    def record(self, record: TaskRecord) -> None:
-        self.counts[record.status] += 1
-        c = self.counts
-        self.progress.update(
-            self.bar,
-            advance=1,
-            description=(
-                f"[green]{c['passed']} passed[/] · {c['failed']} failed · "
-                f"[yellow]{c['unmeasurable']} unmeasurable[/] · {c['blocked']} blocked"
-            ),
-        )
-
-
 @app.command("run")
 def run(
     corpus: Annotated[
@@ -351,6 +321,27 @@ def run(
         list[str] | None,
         typer.Option("--agent-env", help="Environment variable passed to a command agent."),
     ] = None,
+    isolation: Annotated[
+        str,
+        typer.Option(
+            "--isolation",
+            help="command agents: sandbox (default) or none (unsandboxed; reports say so).",
+        ),
+    ] = "sandbox",
+    agent_mount: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--agent-mount",
+            help="Folder a sandboxed command agent may read (default: its program's folder).",
+        ),
+    ] = None,
+    agent_egress: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--agent-egress",
+            help="HOST:PORT a sandboxed command agent may reach (e.g. its model's API).",
+        ),
+    ] = None,
     judge_model: JudgeModel = None,
     judge_base_url: JudgeBaseUrl = DEFAULT_JUDGE_URL,
     judge_k: JudgeK = 3,
@@ -372,9 +363,12 @@ def run(
             prompt_mode=prompt_mode,
             max_steps=max_steps,
             pass_env=tuple(agent_env or ()),
+            isolation=isolation,
+            mounts=tuple(agent_mount or ()),
+            egress=tuple(agent_egress or ()),
         ),
     )
-    bar = RunProgress()
+    bar = RunProgress(console=err)
     if corpus is None:
         from endstate.builtin import builtin_corpus_path
 
@@ -395,7 +389,6 @@ def run(
         pin=pin,
         seed=seed,
         world_seed=world_seed,
-        cdp=made.kind == "command",
         on_record=bar.record,
         on_start=bar.start,
     )

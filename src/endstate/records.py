@@ -36,6 +36,26 @@ class CheckVerdict(BaseModel):
     cached: bool = False
 
 
+class SandboxFacts(BaseModel):
+    """How an external agent was contained during its attempt, as the harness saw it."""
+
+    isolation: Literal["sandbox", "none"]
+    uid: int | None = Field(default=None, description="The agent's own unprivileged uid.")
+    browser: Literal["own", "none"] = "own"
+    browser_sandbox: str | None = Field(
+        default=None, description="Chromium's own sandbox: on, or off where the platform refused."
+    )
+    ready_ms: float | None = Field(default=None, description="Sandbox and browser start-up.")
+    survivors: int | None = Field(
+        default=None,
+        description="Processes still alive after teardown (then killed): 0 in a sandbox; "
+        "unknown (null) without one.",
+    )
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    output_truncated: bool = Field(default=False, description="Output beyond the cap dropped.")
+
+
 class AttemptFacts(BaseModel):
     """What happened during an attempt, as recorded by the harness. Never a scoring input."""
 
@@ -49,6 +69,9 @@ class AttemptFacts(BaseModel):
     started_at: str | None = Field(default=None, description="UTC start time, ISO 8601.")
     attempt_seconds: float = 0.0
     scoring_seconds: float = 0.0
+    sandbox: SandboxFacts | None = Field(
+        default=None, description="Set for external agents: how they were contained."
+    )
 
 
 class TaskRecord(BaseModel):

@@ -19,9 +19,7 @@ EXAMPLE_AGENT = ROOT / "examples" / "cdp_agent.py"
 def run(corpus: Path, spec: str, out: Path, **kw: object) -> RunResult:
     options = kw.pop("agent_options", None)
     agent = make_agent(spec, options)  # type: ignore[arg-type]
-    opts = RunOptions(
-        corpus=corpus, agent=agent, agent_spec=spec, out=out, cdp=agent.kind == "command", **kw
-    )  # type: ignore[arg-type]
+    opts = RunOptions(corpus=corpus, agent=agent, agent_spec=spec, out=out, **kw)  # type: ignore[arg-type]
     return asyncio.run(execute(opts))
 
 

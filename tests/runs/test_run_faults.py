@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from endstate.agents.registry import make_agent
+from endstate.agents.registry import AgentOptions, make_agent
 from endstate.envs.server import EmbeddedSuite
 from endstate.errors import EndstateError
 from endstate.runs.embedded import EmbeddedEnvironment
@@ -28,13 +28,17 @@ ENDSTATE = Path(sys.executable).with_name("endstate")
 
 
 def agent_script(tmp_path: Path, body: str) -> str:
-    path = tmp_path / "agent.py"
+    folder = tmp_path / "agent"  # readable by the sandbox's own uid (tmp_path is 0700)
+    folder.mkdir(mode=0o755, exist_ok=True)
+    path = folder / "agent.py"
     path.write_text("import json, os, sys, time\ntask = json.load(sys.stdin)\n" + body)
     return f"command:{sys.executable} {path}"
 
 
-def run(corpus: Path, spec: str, out: Path, **kw: object) -> RunResult:
-    agent = make_agent(spec)
+def run(
+    corpus: Path, spec: str, out: Path, options: AgentOptions | None = None, **kw: object
+) -> RunResult:
+    agent = make_agent(spec, options)
     return asyncio.run(
         execute(RunOptions(corpus=corpus, agent=agent, agent_spec=spec, out=out, **kw))
     )  # type: ignore[arg-type]
@@ -84,7 +88,14 @@ def test_environment_dying_mid_attempt_makes_the_attempt_unmeasurable(
     killer = threading.Thread(target=kill_when_the_agent_is_at_work)
     killer.start()
     try:
-        result = run(embedded_corpus(1), slow, tmp_path / "runs", environment=env)
+        # Unsandboxed on purpose: the agent signals through files in the test's folder.
+        result = run(
+            embedded_corpus(1),
+            slow,
+            tmp_path / "runs",
+            AgentOptions(isolation="none"),
+            environment=env,
+        )
     finally:
         killer.join()
     (record,) = result.records
@@ -218,3 +229,12 @@ def test_sigkill_then_resume_accounts_for_every_attempt_exactly_once(
         (r.task_id, r.attempt) for r in before
     ]
     assert "Full-credit passes: 0/2" in (run_dir / "report.txt").read_text()
+
+
+def test_resuming_with_another_task_selection_is_refused(
+    embedded_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    corpus = embedded_corpus(2)
+    first = run(corpus, "null", tmp_path / "runs")
+    with pytest.raises(EndstateError, match="tasks: the run has 2, this selection 1"):
+        run(corpus, "null", tmp_path / "runs", resume=first.store.root, tasks="pa-easy-1")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from endstate.firewall import Projection
+from endstate.records import SandboxFacts
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -37,12 +38,39 @@ class AttemptContext(BaseModel):
     start_urls: dict[str, str] = Field(
         default_factory=dict, description="Agent-facing URL of each system, bound to the episode."
     )
-    cdp_endpoint: str | None = Field(
-        default=None, description="The harness browser, for agents that drive it themselves."
-    )
     max_steps: int = 50
     time_limit: float = Field(default=600.0, description="Wall-clock seconds for the attempt.")
     trace_dir: Path | None = None
+
+
+class RunResources(BaseModel):
+    """What an agent may prepare once per run: where it acts and what it must never see."""
+
+    agent_urls: list[str] = Field(
+        default_factory=list, description="The environment's agent-facing base URLs."
+    )
+    private_paths: list[Path] = Field(
+        default_factory=list,
+        description="Harness-only paths (corpus, run directory, caches, episode databases).",
+    )
+    private_urls: list[str] = Field(
+        default_factory=list, description="Harness-only addresses (the grading channel)."
+    )
+    workers: int = 1
+    attempts: int = Field(default=1, description="Attempts this run will make of the agent.")
+
+
+class Isolation(BaseModel):
+    """How every attempt of the agent was contained: pinned in the manifest, disclosed."""
+
+    mode: Literal["sandbox", "none", "in-process"] = Field(
+        description="sandbox: namespaces and its own uid; none: a plain child process; "
+        "in-process: a built-in agent whose actions only reach its own page."
+    )
+    browser: Literal["own", "shared", "none"] = Field(
+        description="own: a Chromium per attempt; shared: a context in the harness's browser."
+    )
+    details: dict[str, Any] = Field(default_factory=dict)
 
 
 class ActionRecord(BaseModel):
@@ -64,6 +92,12 @@ class AgentOutcome(BaseModel):
     error: str | None = None
     tokens: TokenUsage | None = None
     actions: list[ActionRecord] = Field(default_factory=list)
+    sandbox: SandboxFacts | None = None
+    infrastructure_error: str | None = Field(
+        default=None,
+        description="The agent never got to act (e.g. its sandbox could not start): the "
+        "attempt measured nothing and is unmeasurable, not failed.",
+    )
 
 
 class Agent(Protocol):
@@ -78,6 +112,37 @@ class Agent(Protocol):
         """The agent's identity and configuration, for the run manifest (no secrets)."""
         ...
 
+    def isolation(self) -> Isolation:
+        """How its attempts are contained, for the manifest and every report."""
+        ...
+
+    async def start(self, resources: RunResources) -> None:
+        """Prepare once per run (sandboxes, gateways); raise EndstateError to refuse."""
+        ...
+
+    async def stop(self) -> None:
+        """Release whatever `start` made."""
+        ...
+
     async def attempt(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
         """Act on the environment. `page` is a fresh harness page already at the start URL."""
         ...
+
+
+class InProcessAgent:
+    """A built-in agent that runs inside the harness: nothing to sandbox, nothing to start.
+
+    Its actions reach only the page it is handed (a context of the shared browser); its
+    action vocabulary has no way to the browser's DevTools protocol or to the file system.
+    """
+
+    uses_page: bool = False
+
+    def isolation(self) -> Isolation:
+        return Isolation(mode="in-process", browser="shared" if self.uses_page else "none")
+
+    async def start(self, resources: RunResources) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None

@@ -1,38 +1,45 @@
-"""Any executable as the system under test.
+"""Any executable as the system under test, treated as an adversary.
 
-It gets one JSON object on stdin (projection, start URLs, CDP endpoint of the harness
-browser), runs in a fresh temporary directory with a scrubbed environment (no harness tokens,
-no judge keys), and prints a final JSON message on stdout. It is killed at the time limit.
+By default each attempt runs in its own sandbox (bubblewrap namespaces, its own unprivileged
+uid, a read-only view with nothing of the harness in it, a network that reaches only the
+environment's agent-facing ports) with its own Chromium, and the whole sandbox is gone before
+the end state is read. With `--isolation none` it is a plain child process, and every report
+says so. Either way it gets one JSON object on stdin (projection, start URLs, the CDP endpoint
+of its own browser) and prints its final JSON message on stdout.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import shlex
-import signal
-import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from endstate.agents.base import AgentClaim, AgentOutcome, AttemptContext
+from endstate.agents.base import AgentClaim, AgentOutcome, AttemptContext, Isolation, RunResources
 from endstate.errors import EndstateError
+from endstate.records import SandboxFacts
+from endstate.sandbox.policy import SandboxLimits
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
+    from endstate.sandbox.gateway import Gateway
+    from endstate.sandbox.launch import SandboxResult, SandboxSpec
+    from endstate.sandbox.pool import SandboxPool
+
 PASSED_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ")
 CLAIMS: tuple[AgentClaim, ...] = ("done", "gave_up", "error")
+IsolationMode = Literal["sandbox", "none"]
 
 
-def agent_input(ctx: AttemptContext) -> dict[str, Any]:
+def agent_input(ctx: AttemptContext, cdp_endpoint: str | None) -> dict[str, Any]:
     """Exactly what the command receives on stdin."""
     return {
         "projection": ctx.projection.model_dump(),
         "start_urls": ctx.start_urls,
-        "cdp_endpoint": ctx.cdp_endpoint,
+        "cdp_endpoint": cdp_endpoint,
         "max_steps": ctx.max_steps,
         "time_limit": ctx.time_limit,
     }
@@ -52,7 +59,7 @@ def parse_final_message(stdout: str) -> tuple[AgentClaim, str | None, int]:
             return (
                 claim if claim in CLAIMS else "error",
                 message if isinstance(message, str) or message is None else json.dumps(message),
-                steps if isinstance(steps, int) else 0,
+                steps if isinstance(steps, int) and not isinstance(steps, bool) else 0,
             )
     return "error", None, 0
 
@@ -62,64 +69,158 @@ class CommandAgent:
     scored = True
     uses_page = False
 
-    def __init__(self, command: str, pass_env: tuple[str, ...] = ()) -> None:
-        self.argv = shlex.split(command)
+    def __init__(
+        self,
+        command: str,
+        pass_env: tuple[str, ...] = (),
+        isolation: IsolationMode = "sandbox",
+        mounts: tuple[Path, ...] = (),
+        browser: bool = True,
+        limits: SandboxLimits | None = None,
+        egress: tuple[str, ...] = (),
+    ) -> None:
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as exc:
+            raise EndstateError(f"command agent {command!r}: {exc}") from None
         if not self.argv:
             raise EndstateError("command agent: empty command")
+        if isolation not in ("sandbox", "none"):
+            raise EndstateError(f"--isolation {isolation!r}: expected sandbox or none")
         self.name = command
         self.pass_env = pass_env
+        self.mode: IsolationMode = isolation
+        self.mounts = mounts
+        self.browser = browser
+        self.limits = limits or SandboxLimits()
+        self.egress = egress
+        self._spec: SandboxSpec | None = None
+        self._pool: SandboxPool | None = None
+        self._gateway: Gateway | None = None
 
     def config(self) -> dict[str, Any]:
-        return {"command": self.argv, "pass_env": list(self.pass_env)}
+        return {
+            "command": self.argv,
+            "pass_env": list(self.pass_env),
+            "mounts": [str(m) for m in self.mounts],
+            "egress": list(self.egress),
+        }
 
-    def environment(self, workdir: Path) -> dict[str, str]:
-        env = {k: os.environ[k] for k in (*PASSED_THROUGH, *self.pass_env) if k in os.environ}
-        env.update(HOME=str(workdir), TMPDIR=str(workdir))
-        return env
+    def isolation(self) -> Isolation:
+        details: dict[str, Any] = {}
+        if self._spec is not None:
+            spec = self._spec
+            details = {
+                "view": spec.view.describe(),
+                "limits": spec.limits.model_dump(),
+                "network": [f"127.0.0.1:{r.port}" for r in spec.gateway.routes]
+                if spec.gateway
+                else "host (not isolated)",
+                "egress": list(self.egress),
+            }
+            if spec.support is not None:
+                details["sandbox"] = {
+                    "bubblewrap": spec.support.version,
+                    "uid": "a dedicated unprivileged uid per attempt"
+                    if spec.support.privileged
+                    else "the harness user's uid in its own user namespace",
+                    "namespaces": ["mount", "pid", "net", "ipc", "uts", "cgroup"]
+                    + ([] if spec.support.privileged else ["user"]),
+                }
+        return Isolation(mode=self.mode, browser="own" if self.browser else "none", details=details)
+
+    def environment(self) -> dict[str, str]:
+        """The variables the agent sees: a scrubbed few plus those named by --agent-env."""
+        names = (*PASSED_THROUGH, *self.pass_env) if self.mode == "none" else self.pass_env
+        return {k: os.environ[k] for k in names if k in os.environ}
+
+    async def start(self, resources: RunResources) -> None:
+        from endstate.browser import chromium_executable
+        from endstate.sandbox.egress import parse_destinations
+        from endstate.sandbox.gateway import LOOPBACK, Gateway, agent_ports
+        from endstate.sandbox.launch import SandboxSpec
+        from endstate.sandbox.platform import probe
+        from endstate.sandbox.pool import SandboxPool
+        from endstate.sandbox.view import Sensitive, View, build_view, harness_sensitive
+
+        support = None
+        if self.mode == "sandbox":
+            support = await asyncio.to_thread(probe)
+            if not support.available:
+                raise EndstateError(
+                    f"cannot sandbox the command agent: {support.reason}; "
+                    "--isolation none runs it unsandboxed (and every report says so)"
+                )
+            sensitive = harness_sensitive(
+                [Sensitive(p, "a harness-only path") for p in resources.private_paths]
+            )
+            view = build_view(
+                self.argv, list(self.mounts) or None, sensitive, foreign_uid=support.privileged
+            )
+            egress = parse_destinations(list(self.egress), resources.private_urls)
+            # A service on this machine (a local model server) appears at its own address in
+            # the sandbox, like the systems; others are reached through the egress proxy.
+            local = [(d.host, d.port) for d in egress if d.host in LOOPBACK]
+            remote = [d for d in egress if d.host not in LOOPBACK]
+            ports = agent_ports(resources.agent_urls)
+            self._gateway = Gateway(ports + [p for p in local if p not in ports], remote)
+            await self._gateway.start()
+        else:
+            view = View(argv=list(self.argv))
+        executable = chromium_executable() if self.browser else None
+        self._spec = SandboxSpec(
+            isolation=self.mode,
+            support=support,
+            view=view,
+            env=self.environment(),
+            limits=self.limits,
+            gateway=self._gateway,
+            browser=str(executable or "chromium") if self.browser else None,
+        )
+        self._pool = SandboxPool(self._spec, warm=resources.workers, planned=resources.attempts)
+        self._pool.start()
+
+    async def stop(self) -> None:
+        if self._pool is not None:
+            await self._pool.aclose()
+            self._pool = None
+        if self._gateway is not None:
+            await self._gateway.aclose()
+            self._gateway = None
 
     async def attempt(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
-        with tempfile.TemporaryDirectory(prefix="endstate-agent-") as tmp:
-            workdir = Path(tmp)
-            try:
-                proc = await asyncio.create_subprocess_exec(
-                    *self.argv,
-                    stdin=asyncio.subprocess.PIPE,
-                    stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE,
-                    cwd=workdir,
-                    env=self.environment(workdir),
-                    start_new_session=True,
-                )
-            except OSError as exc:
-                return AgentOutcome(claim="error", error=f"cannot start {self.argv[0]}: {exc}")
-            payload = json.dumps(agent_input(ctx)).encode()
-            try:
-                stdout, stderr = await asyncio.wait_for(
-                    proc.communicate(payload), timeout=ctx.time_limit
-                )
-            except (TimeoutError, asyncio.CancelledError) as exc:
-                _kill_group(proc)
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(proc.wait(), timeout=5)
-                if isinstance(exc, asyncio.CancelledError):
-                    raise
-                return AgentOutcome(
-                    claim="timeout", error=f"killed after {ctx.time_limit:g}s wall-clock limit"
-                )
-            if ctx.trace_dir:
-                (ctx.trace_dir / "agent.stderr.txt").write_bytes(stderr[-1_000_000:])
-                (ctx.trace_dir / "agent.stdout.txt").write_bytes(stdout[-1_000_000:])
-            claim, message, steps = parse_final_message(stdout.decode(errors="replace"))
-            error = None
-            if proc.returncode != 0:
-                claim = "error"
-                tail = stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
-                error = f"exited with status {proc.returncode}: {tail[0][:200]}"
-            elif message is None and claim == "error":
-                error = "no final JSON message on stdout"
-            return AgentOutcome(claim=claim, final_message=message, steps=steps, error=error)
+        from endstate.sandbox.launch import SandboxFailed
 
+        if self._pool is None:
+            raise EndstateError("command agent used before start()")
+        try:
+            sandbox = await self._pool.take()
+        except SandboxFailed as exc:
+            return AgentOutcome(claim="error", infrastructure_error=f"sandbox: {exc}")
+        try:
+            result = await sandbox.run(agent_input(ctx, sandbox.cdp_endpoint), ctx.time_limit)
+        finally:
+            await asyncio.shield(sandbox.destroy())
+        return self._outcome(ctx, result)
 
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+    def _outcome(self, ctx: AttemptContext, result: SandboxResult) -> AgentOutcome:
+        stdout, stderr = result.stdout.text(), result.stderr.text()
+        if ctx.trace_dir:
+            (ctx.trace_dir / "agent.stdout.txt").write_bytes(stdout)
+            (ctx.trace_dir / "agent.stderr.txt").write_bytes(stderr)
+        facts = SandboxFacts.model_validate(result.facts)
+        if result.timed_out:
+            return AgentOutcome(claim="timeout", error=result.error, sandbox=facts)
+        claim, message, steps = parse_final_message(stdout.decode(errors="replace"))
+        error = result.error
+        if result.status is None:
+            claim = "error"
+        elif result.status != 0:
+            claim = "error"
+            tail = stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
+            error = f"exited with status {result.status}: {tail[0][:200]}"
+        elif message is None and claim == "error":
+            error = "no final JSON message on stdout"
+        return AgentOutcome(
+            claim=claim, final_message=message, steps=steps, error=error, sandbox=facts
+        )

@@ -37,6 +37,7 @@ from endstate.agents.base import (
     AgentClaim,
     AgentOutcome,
     AttemptContext,
+    InProcessAgent,
     TokenUsage,
 )
 from endstate.agents.observe import DEFAULT_SNAPSHOT_CHARS, observe, render
@@ -163,7 +164,7 @@ class _Progress:
         )
 
 
-class LLMAgent:
+class LLMAgent(InProcessAgent):
     """`llm:MODEL`: scored; its tokens and steps are recorded with every attempt."""
 
     kind = "llm"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from endstate.agents.base import AgentOutcome, AttemptContext
+from endstate.agents.base import AgentOutcome, AttemptContext, InProcessAgent
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
 
-class NullAgent:
+class NullAgent(InProcessAgent):
     kind = "null"
     name = "null"
     scored = True

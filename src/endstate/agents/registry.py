@@ -20,6 +20,9 @@ class AgentOptions:
     temperature: float = 0.0
     max_steps: int = 50
     pass_env: tuple[str, ...] = field(default_factory=tuple)
+    isolation: str = "sandbox"
+    mounts: tuple[Path, ...] = field(default_factory=tuple)
+    egress: tuple[str, ...] = field(default_factory=tuple)
 
 
 def make_agent(spec: str, options: AgentOptions | None = None) -> Agent:
@@ -32,7 +35,13 @@ def make_agent(spec: str, options: AgentOptions | None = None) -> Agent:
     if kind == "command" and arg:
         from endstate.agents.command import CommandAgent
 
-        return CommandAgent(arg, pass_env=options.pass_env)
+        return CommandAgent(
+            arg,
+            pass_env=options.pass_env,
+            isolation=options.isolation,  # type: ignore[arg-type]  # checked by CommandAgent
+            mounts=options.mounts,
+            egress=options.egress,
+        )
     if kind == "replay" and arg:
         from endstate.agents.replay import ReplayAgent
 

@@ -34,7 +34,13 @@ from endstate.agents.actions import (
     perform,
     save_trajectory,
 )
-from endstate.agents.base import ActionRecord, AgentClaim, AgentOutcome, AttemptContext
+from endstate.agents.base import (
+    ActionRecord,
+    AgentClaim,
+    AgentOutcome,
+    AttemptContext,
+    InProcessAgent,
+)
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -66,7 +72,7 @@ def action_record(step: int, action: Action, result: ActionResult, at: float) ->
     )
 
 
-class ReplayAgent:
+class ReplayAgent(InProcessAgent):
     kind = "replay"
     scored = False
     uses_page = True

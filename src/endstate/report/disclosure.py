@@ -51,7 +51,8 @@ def judge_text(identity: JudgeIdentity | None, records: list[TaskRecord]) -> str
         judge = (
             f"judge {identity.model} at {identity.endpoint}, prompt {identity.prompt_version}, "
             f"strict majority of k={identity.k} calls at temperature {identity.temperature:g}; "
-            f"{len(ungraded)} of {len(rubric)} rubric verdicts ungraded (judge errors); "
+            f"{len(ungraded)} of {len(rubric)} rubric verdicts ungraded (judge errors), "
+            f"{sum(c.cached for c in rubric)} replayed from the authenticated verdict cache; "
             "judge variance not measured in this report"
         )
     return judge
@@ -144,6 +145,48 @@ def offline_disclosure(
     return Disclosure(items=[DisclosureItem(key=k, title=t, text=x) for k, t, x in items])
 
 
+def not_isolated(isolation: Any) -> bool:
+    """An external agent that ran unsandboxed: every headline must say so."""
+    return isolation is not None and isolation.mode == "none"
+
+
+def agent_isolation_text(isolation: Any, records: list[TaskRecord]) -> str:
+    """How the agent was contained, with what the harness observed at each teardown."""
+    if isolation is None:
+        return "agent isolation not recorded (a run from before it was pinned)"
+    if isolation.mode == "in-process":
+        browser = (
+            "a fresh context of one shared browser per attempt"
+            if isolation.browser == "shared"
+            else "no browser"
+        )
+        return (
+            f"built-in agent running in the harness, acting only through its page ({browser}); "
+            "its action vocabulary cannot reach the browser's DevTools protocol or any file"
+        )
+    sandboxes = [r.facts.sandbox for r in records if r.facts and r.facts.sandbox]
+    browser = "its own Chromium per attempt" if isolation.browser == "own" else "no browser"
+    if isolation.mode == "none":
+        return (
+            "NOT ISOLATED: the agent ran as a plain process of the harness's user, with "
+            f"{browser}, and could read the harness's files, processes and network — this score "
+            "cannot exclude tampering"
+        )
+    survivors = sum(s.survivors or 0 for s in sandboxes)
+    truncated = sum(s.output_truncated for s in sandboxes)
+    browser_off = sum(1 for s in sandboxes if (s.browser_sandbox or "").startswith("off"))
+    return (
+        "every attempt's agent ran in its own sandbox (bubblewrap namespaces: mount, pid, net, "
+        "ipc, uts; its own unprivileged uid; a read-only view with nothing of the harness, "
+        "corpus, run directory or caches; network only to the environment's agent-facing "
+        f"ports) with {browser}"
+        + (f" (Chromium's own sandbox off in {browser_off})" if browser_off else "")
+        + "; the sandbox and every process in it were gone before the end state was read "
+        f"({survivors} straggler process(es) killed at teardown; output truncated in "
+        f"{truncated} attempt(s))"
+    )
+
+
 def run_disclosure(manifest: Any, records: list[TaskRecord], summary: Summary) -> Disclosure:
     """Disclosure for a run endstate executed itself, filled from its manifest and records."""
     corpus = manifest.corpus
@@ -214,8 +257,9 @@ def run_disclosure(manifest: Any, records: list[TaskRecord], summary: Summary) -
         (
             "isolation",
             "State isolation",
-            "every attempt had a fresh episode (its own state) and a fresh browser context; "
-            f"{manifest.limits.workers} worker(s) shared one browser process and one environment; "
+            "every attempt had a fresh episode (its own state); "
+            + agent_isolation_text(getattr(manifest, "isolation", None), records)
+            + f"; {manifest.limits.workers} worker(s) shared one environment; "
             f"environment fingerprint {env.fingerprint[:16]}…"
             + (f", world {env.world_id} ({(env.world_hash or '')[:12]}…)" if env.world_id else "")
             + (f", clock pinned at {env.pinned_clock}" if env.pinned_clock else ""),

@@ -7,6 +7,7 @@ HTTP, as it would to a suite on another machine, so a slow state read never bloc
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -23,6 +24,15 @@ if TYPE_CHECKING:
 def episode_seed(run_seed: int, key: str) -> int:
     """Each attempt's episode seed follows from the run seed: a rerun rebuilds the same states."""
     return int.from_bytes(hashlib.sha256(f"{run_seed}:{key}".encode()).digest()[:7], "big")
+
+
+def _error_of(response: httpx.Response) -> str | None:
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, str) else None
 
 
 class EmbeddedEnvironment:
@@ -50,14 +60,32 @@ class EmbeddedEnvironment:
                 world_id=world.id,
                 world_hash=world.sha256,
                 pinned_clock=world.clock,
-                details={"systems": sorted(self.suite.urls)},
+                details={
+                    "systems": sorted(self.suite.urls),
+                    # The bytes every episode is copied from (checked before each copy).
+                    "template_sha256": self.suite.template_sha256,
+                },
             )
         return self._info
+
+    def agent_urls(self) -> list[str]:
+        return list(self.suite.urls.values())
+
+    def private_urls(self) -> list[str]:
+        return [self.suite.grading_url]
+
+    def private_paths(self) -> list[Path]:
+        runtime = self.suite.runtime
+        return [runtime.data_dir, runtime.template.parent]
 
     async def open_episode(self, task: PublicTask, key: str) -> EpisodeHandle:
         response = await self._client.post(
             "/episodes", json={"seed": episode_seed(self.run_seed, key)}
         )
+        if response.is_error:  # the grading channel says why (e.g. a tampered template)
+            error = _error_of(response)
+            if error:
+                raise RuntimeError(f"grading channel {response.status_code}: {error}")
         response.raise_for_status()
         data: dict[str, Any] = response.json()
         start_urls: dict[str, str] = data["start_urls"]

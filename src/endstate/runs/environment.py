@@ -6,6 +6,7 @@ the grading side never leaves the harness.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -45,6 +46,18 @@ class Environment(Protocol):
     needs_harness_browser: bool
 
     def info(self) -> EnvironmentInfo: ...
+
+    def agent_urls(self) -> list[str]:
+        """Base URLs of every agent-facing system: all a sandboxed agent's network reaches."""
+        ...
+
+    def private_urls(self) -> list[str]:
+        """Harness-only addresses (the grading channel): never reachable by an agent."""
+        ...
+
+    def private_paths(self) -> list[Path]:
+        """Where the environment keeps state no agent may see (episode databases, templates)."""
+        ...
 
     async def open_episode(self, task: PublicTask, key: str) -> EpisodeHandle: ...
 

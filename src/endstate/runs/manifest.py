@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from endstate.agents.base import Isolation
 from endstate.build import BuildInfo
 from endstate.records import JudgeIdentity
 from endstate.report.disclosure import DisclosureItem
@@ -94,6 +95,9 @@ class Manifest(BaseModel):
     seed: int
     firewall: FirewallSummary
     host: HostFacts
+    isolation: Isolation | None = Field(
+        default=None, description="How the agent's attempts were contained (None: not recorded)."
+    )
     disclosure: list[DisclosureItem] = Field(default_factory=list)
 
 
@@ -114,6 +118,21 @@ def pin_mismatches(pin: Manifest, current: Manifest) -> list[str]:
     differ("environment fingerprint", pin.environment.fingerprint, current.environment.fingerprint)
     differ("world hash", pin.environment.world_hash, current.environment.world_hash)
     differ("pinned clock", pin.environment.pinned_clock, current.environment.pinned_clock)
+    differ(
+        "environment template",
+        pin.environment.details.get("template_sha256"),
+        current.environment.details.get("template_sha256"),
+    )
+    differ(
+        "isolation",
+        pin.isolation.mode if pin.isolation else None,
+        current.isolation.mode if current.isolation else None,
+    )
+    differ(
+        "agent browser",
+        pin.isolation.browser if pin.isolation else None,
+        current.isolation.browser if current.isolation else None,
+    )
     differ("agent", pin.agent.model_dump(), current.agent.model_dump())
     differ("judge", pin.judge, current.judge)
     differ("attempts per task", pin.limits.attempts, current.limits.attempts)

@@ -56,7 +56,6 @@ class Runner:
         store: RunStore,
         judge: Judge | None = None,
         browser: Browser | None = None,
-        cdp_endpoint: str | None = None,
         on_record: Callable[[TaskRecord], None] | None = None,
     ) -> None:
         self.plan = plan
@@ -65,7 +64,6 @@ class Runner:
         self.store = store
         self.judge = judge
         self.browser = browser
-        self.cdp_endpoint = cdp_endpoint
         self.on_record = on_record
 
     async def execute(self, done: set[tuple[str, str]]) -> None:
@@ -109,7 +107,6 @@ class Runner:
             ctx = AttemptContext(
                 projection=projection,
                 start_urls=episode.start_urls,
-                cdp_endpoint=self.cdp_endpoint,
                 max_steps=self.plan.max_steps,
                 time_limit=self.plan.time_limit,
                 trace_dir=trace_dir,
@@ -135,7 +132,13 @@ class Runner:
                 episode_id=episode.episode_id,
                 started_at=started_at,
                 attempt_seconds=round(attempt_seconds, 3),
+                sandbox=outcome.sandbox,
             )
+            if outcome.infrastructure_error:  # the agent never acted: nothing was measured
+                record = unmeasurable(
+                    task, attempt, f"infrastructure: {outcome.infrastructure_error}", self.judge
+                )
+                return record.model_copy(update={"facts": facts})
             return await self._score(task, attempt, episode, page, facts)
         finally:
             if context is not None:

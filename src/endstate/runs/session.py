@@ -15,14 +15,15 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from endstate import firewall
-from endstate.agents.base import Agent
+from endstate.agents.base import Agent, Isolation, RunResources
 from endstate.build import build_info
 from endstate.corpus.loader import Corpus, load_corpus
 from endstate.errors import EndstateError
 from endstate.records import TaskRecord
-from endstate.report.disclosure import Disclosure, run_disclosure
+from endstate.report.disclosure import Disclosure, not_isolated, run_disclosure
 from endstate.report.html import render_html
 from endstate.report.summary import Summary, summarize
 from endstate.report.text import render_text
@@ -41,6 +42,9 @@ from endstate.runs.manifest import (
 from endstate.runs.runner import Runner, RunPlan
 from endstate.runs.store import RunStore, read_manifest_file
 from endstate.scoring.judge import Judge
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser
 
 ENVIRONMENTS = ("embedded",)
 
@@ -62,7 +66,6 @@ class RunOptions:
     pin: Path | None = None
     seed: int = 0
     world_seed: int | None = None
-    cdp: bool = False
     environment: Environment | None = None  # an already running environment (not closed here)
     on_record: Callable[[TaskRecord], None] | None = None
     on_start: Callable[[int, int], None] | None = None
@@ -113,6 +116,42 @@ async def start_environment(
         await env.aclose()
 
 
+@asynccontextmanager
+async def started_agent(
+    opts: RunOptions, corpus: Corpus, env: Environment, attempts: int
+) -> AsyncIterator[Agent]:
+    """The agent, prepared for this run: told where it may act and what it must never see."""
+    private = [corpus.root, opts.out, *env.private_paths()]
+    if opts.resume is not None:
+        private.append(opts.resume)
+    if opts.judge is not None and opts.judge.config.cache_path is not None:
+        private.append(opts.judge.config.cache_path.parent)
+    resources = RunResources(
+        agent_urls=env.agent_urls(),
+        private_urls=env.private_urls(),
+        private_paths=[p.resolve() for p in private],
+        workers=opts.workers,
+        attempts=attempts,
+    )
+    await opts.agent.start(resources)
+    try:
+        yield opts.agent
+    finally:
+        await opts.agent.stop()
+
+
+@asynccontextmanager
+async def shared_browser(needed: bool) -> AsyncIterator[Browser | None]:
+    """The one Chromium in-process agents share (a context per attempt), only if one needs it."""
+    if not needed:
+        yield None
+        return
+    from endstate.browser import async_browser
+
+    async with async_browser() as browser:
+        yield browser
+
+
 def _manifest(
     opts: RunOptions,
     corpus: Corpus,
@@ -120,6 +159,7 @@ def _manifest(
     blocked: dict[str, str],
     env: Environment,
     browser: str | None,
+    isolation: Isolation,
 ) -> Manifest:
     info = env.info()
     agent = opts.agent
@@ -163,6 +203,7 @@ def _manifest(
         seed=opts.seed,
         firewall=FirewallSummary(verified=len(task_ids) - len(blocked), blocked=blocked),
         host=HostFacts.here(browser),
+        isolation=isolation,
     )
 
 
@@ -187,59 +228,81 @@ async def execute(opts: RunOptions) -> RunResult:
     store: RunStore | None = RunStore(opts.resume) if opts.resume else None
     previous = store.read_manifest() if store else None
 
-    async with start_environment(opts.env, opts.seed, opts.world_seed, opts.environment) as env:
-        from endstate.browser import async_browser, free_port
-
-        cdp_port = free_port() if opts.cdp else None
-        async with async_browser(cdp_port=cdp_port) as browser:
-            manifest = _manifest(opts, corpus, task_ids, blocked, env, browser.version)
-            if pinned is not None:
-                _refuse(
-                    f"refusing to start: {opts.pin} pins a different run",
-                    pin_mismatches(pinned, manifest),
-                )
-            if store is not None and previous is not None:
-                _refuse(f"refusing to resume {store.root}", pin_mismatches(previous, manifest))
-                manifest = previous
-                done = {(r.task_id, r.attempt) for r in store.read_records(repair=True)}
-            else:
-                store = RunStore(opts.out / manifest.run_id)
-                store.create(manifest)
-                done = set()
-            plan = RunPlan(
-                tasks=tasks,
-                attempts=opts.attempts,
-                workers=opts.workers,
-                max_steps=opts.max_steps,
-                time_limit=opts.time_limit,
-                blocked=blocked,
+    async with (
+        start_environment(opts.env, opts.seed, opts.world_seed, opts.environment) as env,
+        started_agent(opts, corpus, env, len(tasks) * opts.attempts) as agent,
+        shared_browser(agent.uses_page or env.needs_harness_browser) as browser,
+    ):
+        manifest = _manifest(
+            opts,
+            corpus,
+            task_ids,
+            blocked,
+            env,
+            browser.version if browser else None,
+            agent.isolation(),
+        )
+        if pinned is not None:
+            _refuse(
+                f"refusing to start: {opts.pin} pins a different run",
+                pin_mismatches(pinned, manifest),
             )
-            if opts.on_start:
-                opts.on_start(len(plan.pairs()), len(done))
-            runner = Runner(
-                plan,
-                env,
-                opts.agent,
-                store,
-                judge=opts.judge,
-                browser=browser,
-                cdp_endpoint=f"http://127.0.0.1:{cdp_port}" if cdp_port else None,
-                on_record=opts.on_record,
+        if store is not None and previous is not None:
+            selection = (
+                [f"tasks: the run has {len(previous.tasks)}, this selection {len(task_ids)}"]
+                if previous.tasks != task_ids
+                else []
             )
-            await runner.execute(done)
+            _refuse(
+                f"refusing to resume {store.root}",
+                pin_mismatches(previous, manifest) + selection,
+            )
+            manifest = previous
+            done = {(r.task_id, r.attempt) for r in store.read_records(repair=True)}
+        else:
+            store = RunStore(opts.out / manifest.run_id)
+            store.create(manifest)
+            done = set()
+        plan = RunPlan(
+            tasks=tasks,
+            attempts=opts.attempts,
+            workers=opts.workers,
+            max_steps=opts.max_steps,
+            time_limit=opts.time_limit,
+            blocked=blocked,
+        )
+        if opts.on_start:
+            opts.on_start(len(plan.pairs()), len(done))
+        runner = Runner(
+            plan,
+            env,
+            opts.agent,
+            store,
+            judge=opts.judge,
+            browser=browser,
+            on_record=opts.on_record,
+        )
+        await runner.execute(done)
     return finish(store, manifest)
 
 
 def render(
     store: RunStore, manifest: Manifest
 ) -> tuple[list[TaskRecord], Summary, Disclosure, str]:
-    """The report, computed only from the records on disk and the manifest."""
-    records = store.read_records()
+    """The report, computed only from the records on disk and the manifest.
+
+    Records that are not exactly one per scheduled (task, attempt) are refused: one line naming
+    the run, the file, the line, the task and the attempt, and no report."""
+    try:
+        records = store.read_records()
+    except EndstateError as exc:
+        raise EndstateError(f"refusing to report run {manifest.run_id}: {exc}") from None
     summary = summarize(records)
     disclosure = run_disclosure(manifest, records, summary)
     title = (
         f"endstate run {manifest.run_id} — {manifest.agent.spec} on {manifest.corpus.name} "
         f"({manifest.mode})"
+        + (" — NOT ISOLATED: the agent ran unsandboxed" if not_isolated(manifest.isolation) else "")
     )
     return records, summary, disclosure, render_text(summary, disclosure, title)
 

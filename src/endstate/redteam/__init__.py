@@ -1,0 +1,1 @@
+"""The red team: hostile agents run against the installed harness, judged from outside."""

@@ -1,0 +1,47 @@
+"""The progress bar every long run shows: done/total, passes, failures, unmeasurable, ETA."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from endstate.records import TaskRecord
+
+
+class RunProgress:
+    """A Rich progress bar: done/total, passes, failures, unmeasurable, elapsed, ETA."""
+
+    def __init__(self, label: str = "run", console: Console | None = None) -> None:
+        self.progress = Progress(
+            TextColumn(f"[bold]{label}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self.bar = self.progress.add_task("", total=None)
+        self.counts = {"passed": 0, "failed": 0, "unmeasurable": 0, "blocked": 0}
+
+    def start(self, total: int, already: int) -> None:
+        self.progress.update(self.bar, total=total, completed=already)
+
+    def record(self, record: TaskRecord) -> None:
+        self.counts[record.status] += 1
+        c = self.counts
+        self.progress.update(
+            self.bar,
+            advance=1,
+            description=(
+                f"[green]{c['passed']} passed[/] · {c['failed']} failed · "
+                f"[yellow]{c['unmeasurable']} unmeasurable[/] · {c['blocked']} blocked"
+            ),
+        )

@@ -1,0 +1,1 @@
+"""Sandboxes for agents the harness does not trust: namespaces, a view, a gateway, teardown."""

@@ -1,0 +1,113 @@
+"""The only way out of a sandbox: one Unix socket per agent-facing port of the environment.
+
+A sandbox has its own network namespace with nothing but loopback. Inside it, the supervisor
+listens on each agent-facing port and relays to a socket in this gateway's folder, which is
+mounted into the sandbox; here each socket relays to the real port on the harness's loopback.
+The grading channel has no socket, so no sandbox can reach it, whatever it scans.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from endstate.errors import EndstateError
+from endstate.sandbox.egress import Destination, EgressProxy
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True)
+class Route:
+    """One agent-facing port: the sandbox's 127.0.0.1:port relays to host:port via socket."""
+
+    host: str
+    port: int
+    socket: Path
+
+
+def agent_ports(urls: list[str]) -> list[tuple[str, int]]:
+    """The (host, port) pairs of the environment's agent-facing URLs; loopback only."""
+    out: list[tuple[str, int]] = []
+    for url in urls:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if host not in LOOPBACK:
+            raise EndstateError(
+                f"agent-facing URL {url!r}: the sandbox can only relay to loopback ports"
+            )
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        if port < 1024:  # the sandbox user cannot listen there in its own namespace
+            raise EndstateError(
+                f"agent-facing URL {url!r}: ports below 1024 cannot be offered in a sandbox"
+            )
+        if (host, port) not in out:
+            out.append((host, port))
+    return out
+
+
+async def _relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        with contextlib.suppress(Exception):
+            writer.close()
+
+
+class Gateway:
+    """Unix-socket relays to a fixed set of loopback ports, for every sandbox of a run, and
+    the egress proxy when the agent may reach named outside services."""
+
+    def __init__(
+        self, ports: list[tuple[str, int]], egress: list[Destination] | None = None
+    ) -> None:
+        self.ports = ports
+        self.folder = Path(tempfile.mkdtemp(prefix="endstate-gateway-"))
+        self.routes = [Route(h, p, self.folder / f"{p}.sock") for h, p in ports]
+        self._servers: list[asyncio.Server] = []
+        self.egress: EgressProxy | None = None
+        self.egress_port: int | None = None  # where the sandbox sees the proxy
+        if egress:
+            self.egress = EgressProxy(egress, self.folder / "egress.sock")
+            taken = {p for _, p in ports}
+            self.egress_port = next(p for p in range(3128, 65536) if p not in taken)
+
+    async def start(self) -> None:
+        os.chmod(self.folder, 0o755)  # the sandbox user must reach the sockets, and only them
+        for route in self.routes:
+            server = await asyncio.start_unix_server(self._handler(route), path=str(route.socket))
+            os.chmod(route.socket, 0o666)
+            self._servers.append(server)
+        if self.egress is not None:
+            await self.egress.start()
+
+    def _handler(self, route: Route):  # type: ignore[no-untyped-def]
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                up_reader, up_writer = await asyncio.open_connection(route.host, route.port)
+            except OSError:
+                writer.close()
+                return
+            await asyncio.gather(_relay(reader, up_writer), _relay(up_reader, writer))
+
+        return handle
+
+    async def aclose(self) -> None:
+        if self.egress is not None:
+            await self.egress.aclose()
+        for server in self._servers:
+            server.close()
+        for server in self._servers:
+            with contextlib.suppress(Exception):
+                await server.wait_closed()
+        shutil.rmtree(self.folder, ignore_errors=True)

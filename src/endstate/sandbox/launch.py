@@ -1,0 +1,502 @@
+"""One sandbox for one attempt: built, made ready (browser up), run, and torn down whole.
+
+The harness talks to the sandbox's supervisor through pipes only. Teardown kills the first
+process of the sandbox's PID namespace, which makes the kernel kill everything else in it —
+daemons, `setsid` children and the browser included — then checks that nothing survived.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from endstate.errors import EndstateError
+from endstate.sandbox.capture import Capture, drain
+from endstate.sandbox.gateway import Gateway
+from endstate.sandbox.platform import SandboxSupport
+from endstate.sandbox.policy import SandboxLimits
+from endstate.sandbox.view import ETC_ENTRIES, OTHER_ENTRIES, SYSTEM_DIRS, View
+
+Isolation = Literal["sandbox", "none"]
+SUPERVISOR = Path(__file__).with_name("supervisor.py")
+INSIDE = Path("/run/endstate")
+HOME = "/home/agent"
+CDP_PORT = 9222  # inside the sandbox's own network namespace: no clash between sandboxes
+UID_BASE = 2_000_000_000
+AGENT_ID = 1000  # the uid the agent sees inside a user namespace (unprivileged harness)
+# Much the set Playwright launches Chromium with: nothing runs that an agent did not ask for.
+BROWSER_FLAGS = (
+    "--headless=new",
+    "--no-startup-window",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
+    "--disable-breakpad",
+    "--disable-client-side-phishing-detection",
+    "--disable-component-extensions-with-background-pages",
+    "--disable-component-update",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,LensOverlay,"
+    "DialMediaRouteProvider,GlobalMediaControls,CertificateTransparencyComponentUpdater",
+    "--disable-hang-monitor",
+    "--disable-sync",
+    "--metrics-recording-only",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--no-default-browser-check",
+    "--no-first-run",
+    "--password-store=basic",
+    "--use-mock-keychain",
+)
+BROWSER_POLICY = {
+    # Only the web: no local files, no browser internals, no source views.
+    "URLBlocklist": ["file://*", "chrome://*", "view-source:*", "ftp://*", "filesystem:*"],
+    "AllowFileSelectionDialogs": False,
+    "DownloadDirectory": f"{HOME}/Downloads",
+    "PromptForDownloadLocation": False,
+}
+
+
+@dataclass
+class SandboxSpec:
+    """Everything that is the same for every sandbox of a run."""
+
+    isolation: Isolation
+    support: SandboxSupport | None
+    view: View
+    env: dict[str, str]
+    limits: SandboxLimits
+    gateway: Gateway | None
+    browser: str | None  # the Chromium executable agents get, or None for no browser
+
+
+@dataclass
+class SandboxResult:
+    status: int | None  # the agent's exit status; None if it never finished
+    timed_out: bool
+    error: str | None
+    stdout: Capture
+    stderr: Capture
+    seconds: float
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+def _ancestors(path: Path) -> list[Path]:
+    return [p for p in reversed(path.parents) if p != Path("/")]
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text)
+    path.chmod(0o644)
+    return path
+
+
+class _Mounts:
+    """bubblewrap mount arguments, creating parent folders readable by the sandbox user."""
+
+    def __init__(self) -> None:
+        self.args: list[str] = []
+        self.made: set[Path] = {Path("/")}
+
+    def dir(self, path: Path, perms: str = "0755") -> None:
+        for p in [*_ancestors(path), path]:
+            if p not in self.made:
+                self.args += ["--perms", perms, "--dir", str(p)]
+                self.made.add(p)
+
+    def bind(self, source: Path, dest: Path) -> None:
+        self.dir(dest.parent)
+        self.args += ["--ro-bind", str(source), str(dest)]
+        self.made.add(dest)
+
+    def symlink(self, target: str, link: Path) -> None:
+        self.dir(link.parent)
+        self.args += ["--symlink", target, str(link)]
+        self.made.add(link)
+
+    def tmpfs(self, path: Path, size: int, perms: str = "1777") -> None:
+        self.dir(path.parent)
+        self.args += ["--perms", perms, "--size", str(size), "--tmpfs", str(path)]
+        self.made.add(path)
+
+
+def _filesystem(spec: SandboxSpec, staging: Path, config: Path) -> list[str]:
+    m = _Mounts()
+    for name in SYSTEM_DIRS:
+        path = Path(name)
+        if path.is_symlink():
+            m.symlink(os.readlink(path), path)
+        elif path.is_dir():
+            m.bind(path, path)
+    m.dir(Path("/etc"))
+    for name in ETC_ENTRIES:
+        path = Path("/etc") / name
+        if path.is_symlink():
+            m.symlink(os.readlink(path), path)
+        elif path.exists():
+            m.bind(path, path)
+    for name in OTHER_ENTRIES:
+        if Path(name).is_dir():
+            m.bind(Path(name), Path(name))
+    uid = 1000
+    m.bind(
+        _write(staging, "passwd", f"agent:x:{uid}:{uid}:agent:{HOME}:/bin/sh\n"),
+        Path("/etc/passwd"),
+    )
+    m.bind(_write(staging, "group", f"agent:x:{uid}:\n"), Path("/etc/group"))
+    m.bind(
+        _write(staging, "policy.json", json.dumps(BROWSER_POLICY)),
+        Path("/etc/chromium/policies/managed/endstate.json"),
+    )
+    m.args += ["--proc", "/proc", "--dev", "/dev"]
+    lim = spec.limits
+    m.tmpfs(Path("/tmp"), lim.tmp_bytes)
+    m.tmpfs(Path("/dev/shm"), lim.shm_bytes)
+    m.tmpfs(Path(HOME), lim.tmp_bytes)
+    m.bind(SUPERVISOR, INSIDE / "supervisor.py")
+    m.bind(config, INSIDE / "config.json")
+    if spec.gateway is not None:
+        m.bind(spec.gateway.folder, INSIDE / "net")
+    if spec.browser and not any(Path(spec.browser).is_relative_to(d) for d in SYSTEM_DIRS):
+        folder = Path(spec.browser).resolve().parent
+        m.bind(folder, folder)
+    for source, dest in spec.view.binds:
+        m.bind(source, dest)
+    for target, link in spec.view.symlinks:
+        m.symlink(target, link)
+    for hidden in spec.view.hidden:
+        m.tmpfs(hidden, 4096, perms="0555")
+    return m.args
+
+
+def _agent_env(spec: SandboxSpec, sandboxed: bool, workdir: Path) -> dict[str, str]:
+    env = dict(spec.env)
+    if not sandboxed:
+        env.update(HOME=str(workdir), TMPDIR=str(workdir))
+    else:
+        env.update(
+            PATH="/opt/endstate/bin:/usr/local/bin:/usr/bin:/bin",
+            HOME=HOME,
+            TMPDIR="/tmp",
+            USER="agent",
+            PYTHONPATH="/opt/endstate/site",
+            PYTHONNOUSERSITE="1",
+            PYTHONDONTWRITEBYTECODE="1",
+        )
+        gateway = spec.gateway
+        if gateway is not None and gateway.egress_port is not None:
+            proxy = f"http://127.0.0.1:{gateway.egress_port}"
+            local = "127.0.0.1,localhost,::1"
+            for name in ("HTTPS_PROXY", "HTTP_PROXY"):
+                env[name] = env[name.lower()] = proxy
+            env["NO_PROXY"] = env["no_proxy"] = local
+    return env
+
+
+class Sandbox:
+    """A launched sandbox, ready for one agent. Use `launch`, then `run`, then `destroy`."""
+
+    def __init__(self, spec: SandboxSpec) -> None:
+        self.spec = spec
+        self.staging = Path(tempfile.mkdtemp(prefix="endstate-sandbox-"))  # mode 0700
+        self.proc: asyncio.subprocess.Process | None = None
+        self.uid: int | None = None
+        self.ns_init: int | None = None
+        self.pid_ns: str | None = None
+        self.ready: dict[str, Any] = {}
+        self.stdout = Capture(spec.limits.output_bytes)
+        self.stderr = Capture(spec.limits.output_bytes)
+        self._drains: list[asyncio.Task[None]] = []
+        self._control: asyncio.StreamReader | None = None
+        self._launched = 0.0
+        self._facts: dict[str, Any] | None = None
+
+    # -- launching ------------------------------------------------------------------------
+    def _config(self, control_fd: int, sandboxed: bool, workdir: Path) -> dict[str, Any]:
+        spec = self.spec
+        lim = spec.limits
+        browser = None
+        if spec.browser:
+            flags = list(BROWSER_FLAGS)
+            profile = "/tmp/browser-profile" if sandboxed else str(workdir / "browser")
+            flags.append(f"--user-data-dir={profile}")
+            if not sandboxed and os.geteuid() == 0:
+                flags.append("--no-sandbox")  # Chromium refuses its sandbox as root
+            browser = {
+                "executable": spec.browser,
+                "args": flags,
+                "cdp_port": CDP_PORT if sandboxed else _free_port(),
+                "fallback_no_sandbox": sandboxed,
+            }
+        limits: dict[str, int] = {"core": 0}
+        if sandboxed:
+            limits["fsize"] = lim.tmp_bytes
+            if spec.support is not None and spec.support.privileged:
+                limits["nproc"] = lim.processes  # per sandbox: each has its own uid
+        forward = []
+        gateway = spec.gateway
+        if sandboxed and gateway is not None:
+            forward = [
+                {"port": r.port, "socket": str(INSIDE / "net" / r.socket.name)}
+                for r in gateway.routes
+            ]
+            if gateway.egress is not None and gateway.egress_port is not None:
+                forward.append(
+                    {"port": gateway.egress_port, "socket": str(INSIDE / "net" / "egress.sock")}
+                )
+        return {
+            "control_fd": control_fd,
+            "isolation": spec.isolation,
+            "forward": forward,
+            "browser": browser,
+            "argv": spec.view.argv,
+            "cwd": HOME if sandboxed else str(workdir),
+            "env": _agent_env(spec, sandboxed, workdir),
+            "limits": limits,
+            "agent_limits": {"data": lim.memory_bytes},
+        }
+
+    async def launch(self) -> None:
+        """Start the sandbox and wait until its browser is up (not yet the agent)."""
+        spec = self.spec
+        sandboxed = spec.isolation == "sandbox"
+        control_r, control_w = os.pipe()
+        info_r, info_w = os.pipe()
+        workdir = self.staging / "work"
+        workdir.mkdir()
+        config = _write(
+            self.staging, "config.json", json.dumps(self._config(control_w, sandboxed, workdir))
+        )
+        if sandboxed:
+            argv = self._bwrap_argv(config, info_w)
+            pass_fds: tuple[int, ...] = (control_w, info_w)
+        else:
+            argv = [sys.executable, str(SUPERVISOR), str(config)]
+            pass_fds = (control_w,)
+        self._launched = time.monotonic()
+        try:
+            self.proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                pass_fds=pass_fds,
+                start_new_session=True,
+                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            )
+        finally:
+            os.close(control_w)
+            os.close(info_w)
+        self._drains = [
+            asyncio.ensure_future(drain(self.proc.stdout, self.stdout)),
+            asyncio.ensure_future(drain(self.proc.stderr, self.stderr)),
+        ]
+        loop = asyncio.get_running_loop()
+        self._control = asyncio.StreamReader()
+        await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(self._control),  # type: ignore[arg-type]
+            os.fdopen(control_r, "rb", 0),
+        )
+        if sandboxed:
+            info = await asyncio.to_thread(_read_all, info_r)
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                self.ns_init = int(json.loads(info)["child-pid"])
+                self.pid_ns = os.readlink(f"/proc/{self.ns_init}/ns/pid")
+        else:
+            os.close(info_r)
+        event = await self._event(timeout=spec.limits.ready_seconds)
+        if event.get("event") != "ready":
+            why = event.get("message") or self.stderr.text().decode(errors="replace")[-300:]
+            await self.destroy()
+            raise SandboxFailed(f"sandbox did not become ready: {why.strip() or event}")
+        self.ready = event
+
+    def _bwrap_argv(self, config: Path, info_fd: int) -> list[str]:
+        spec = self.spec
+        support = spec.support
+        if support is None or not support.available:
+            raise EndstateError("sandbox unavailable")
+        argv = [support.bwrap]
+        if not support.privileged:
+            argv += ["--unshare-user", "--uid", str(AGENT_ID), "--gid", str(AGENT_ID)]
+        argv += [
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--hostname",
+            "sandbox",
+            "--die-with-parent",
+            "--new-session",
+            "--info-fd",
+            str(info_fd),
+            "--clearenv",
+            "--setenv",
+            "PATH",
+            "/usr/bin:/bin",
+            *_filesystem(spec, self.staging, config),
+            "--chdir",
+            HOME,
+            "--",
+        ]
+        if support.privileged:
+            self.uid = UID_BASE + secrets.randbelow(100_000_000)
+            argv += [
+                support.setpriv,
+                f"--reuid={self.uid}",
+                f"--regid={self.uid}",
+                "--clear-groups",
+                "--no-new-privs",
+                "--bounding-set=-all",
+                "--inh-caps=-all",
+            ]
+        python = str(spec.view.python or sys.executable)
+        return [*argv, python, str(INSIDE / "supervisor.py"), str(INSIDE / "config.json")]
+
+    async def _event(self, timeout: float) -> dict[str, Any]:
+        assert self._control is not None
+        try:
+            line = await asyncio.wait_for(self._control.readline(), timeout)
+        except TimeoutError:
+            return {"event": "error", "message": f"no word from the sandbox in {timeout:g}s"}
+        if not line:
+            return {"event": "gone"}
+        try:
+            data: dict[str, Any] = json.loads(line)
+        except ValueError:
+            return {"event": "error", "message": "unreadable control message"}
+        return data
+
+    # -- running --------------------------------------------------------------------------
+    @property
+    def cdp_endpoint(self) -> str | None:
+        value = self.ready.get("cdp_endpoint")
+        return value if isinstance(value, str) else None
+
+    async def run(self, payload: dict[str, Any], time_limit: float) -> SandboxResult:
+        """Hand the agent its input and wait for it to finish, at most `time_limit` seconds."""
+        assert self.proc is not None and self.proc.stdin is not None
+        began = time.monotonic()
+        self.proc.stdin.write(json.dumps(payload).encode() + b"\n")
+        with contextlib.suppress(ConnectionError):
+            await self.proc.stdin.drain()
+        event = await self._event(timeout=time_limit)
+        seconds = time.monotonic() - began
+        timed_out = event.get("event") == "error" and "no word" in str(event.get("message"))
+        error = None
+        status = None
+        if event.get("event") == "exit":
+            status = event.get("status")
+            error = event.get("error")
+        elif timed_out:
+            error = f"killed after {time_limit:g}s wall-clock limit"
+        else:
+            error = "the sandbox ended before the agent reported its exit"
+        facts = await self.destroy()
+        return SandboxResult(
+            status=status if isinstance(status, int) else None,
+            timed_out=timed_out,
+            error=error,
+            stdout=self.stdout,
+            stderr=self.stderr,
+            seconds=seconds,
+            facts=facts,
+        )
+
+    # -- teardown -------------------------------------------------------------------------
+    async def destroy(self) -> dict[str, Any]:
+        """Kill everything the sandbox started and say whether anything survived (once)."""
+        if self._facts is not None:
+            return self._facts
+        proc = self.proc
+        if proc is not None and proc.returncode is None:
+            if self.ns_init is not None:
+                # The namespace dies with its first process; bubblewrap exits once the kernel
+                # has reaped every process in it, so waiting for bubblewrap waits for them all.
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(self.ns_init, signal.SIGKILL)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(proc.wait(), timeout=10)
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(proc.wait(), timeout=10)
+        for task in self._drains:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(task, timeout=5)
+        survivors = await asyncio.to_thread(self._survivors)
+        shutil.rmtree(self.staging, ignore_errors=True)
+        browser_sandbox = self.ready.get("browser_sandbox")
+        if browser_sandbox == "off" and self.ready.get("browser_fallback"):
+            browser_sandbox = f"off: {self.ready['browser_fallback']}"
+        self._facts = {
+            "isolation": self.spec.isolation,
+            "uid": self.uid,
+            "browser": "own" if self.spec.browser else "none",
+            "ready_ms": self.ready.get("ready_ms"),
+            "browser_sandbox": browser_sandbox,
+            "survivors": survivors,
+            "stdout_bytes": self.stdout.total,
+            "stderr_bytes": self.stderr.total,
+            "output_truncated": self.stdout.truncated or self.stderr.truncated,
+        }
+        return self._facts
+
+    def _survivors(self) -> int | None:
+        """Processes still in the sandbox's PID namespace (or with its uid); killed if any.
+
+        None without a sandbox: a plain child's descendants cannot be told from others."""
+        if self.pid_ns is None and self.uid is None:
+            return None
+        found = 0
+        for name in filter(str.isdigit, os.listdir("/proc")):
+            pid = int(name)
+            try:
+                same_ns = self.pid_ns is not None and os.readlink(f"/proc/{pid}/ns/pid") == (
+                    self.pid_ns
+                )
+                same_uid = self.uid is not None and os.stat(f"/proc/{pid}").st_uid == self.uid
+            except OSError:
+                continue
+            if same_ns or same_uid:
+                found += 1
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+        return found
+
+
+class SandboxFailed(Exception):
+    """The sandbox could not be made ready: infrastructure, not the agent."""
+
+
+def _read_all(fd: int) -> str:
+    chunks = []
+    with os.fdopen(fd, "rb") as fh:
+        while chunk := fh.read(4096):
+            chunks.append(chunk)
+            if b"}" in chunk:
+                break
+    return b"".join(chunks).decode(errors="replace")
+
+
+def _free_port() -> int:
+    from endstate.browser import free_port
+
+    return free_port()

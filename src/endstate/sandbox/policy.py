@@ -1,0 +1,20 @@
+"""The limits every sandboxed attempt runs under; recorded in the manifest as they were."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+MiB = 1024 * 1024
+
+
+class SandboxLimits(BaseModel):
+    memory_bytes: int = Field(
+        default=4096 * MiB, description="Data segment per agent process (RLIMIT_DATA)."
+    )
+    processes: int = Field(
+        default=2048, description="Tasks of the sandbox's own uid (RLIMIT_NPROC), browser included."
+    )
+    tmp_bytes: int = Field(default=512 * MiB, description="Size of /tmp and of the home folder.")
+    shm_bytes: int = Field(default=256 * MiB, description="Size of /dev/shm.")
+    output_bytes: int = Field(default=MiB, description="Bytes of stdout and of stderr kept.")
+    ready_seconds: float = Field(default=60.0, description="Time allowed for the browser to start.")

@@ -1,0 +1,226 @@
+"""The first process of an agent's sandbox: forwarders, the agent's own browser, the agent.
+
+This file runs *inside* the sandbox, as the sandbox's unprivileged user, under the Python the
+sandbox offers. It imports nothing of endstate (the package is not visible there) and only
+the standard library. It is also the launcher with `--isolation none`, where it runs as a
+plain child of the harness and skips the forwarders.
+
+Protocol with the harness: the configuration is a JSON file named by argv[1]; events are
+JSON lines on the file descriptor it names (`ready`, `error`, `exit`); the agent's input is
+the one JSON line read from stdin after `ready`; stdout and stderr are the agent's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from typing import Any
+
+CONTROL = {"fd": 3}
+FALLBACK: list[str] = []  # why the browser's own sandbox was refused, if it was
+
+
+def emit(event: str, **fields: Any) -> None:
+    line = json.dumps({"event": event, **fields}) + "\n"
+    with contextlib.suppress(OSError):
+        os.write(CONTROL["fd"], line.encode())
+
+
+# -- forwarders: 127.0.0.1:PORT inside the sandbox -> a Unix socket the harness serves ------
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        with contextlib.suppress(Exception):
+            writer.close()
+
+
+async def _forward(port: int, socket_path: str) -> asyncio.Server:
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_unix_connection(socket_path)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+
+    return await asyncio.start_server(handle, "127.0.0.1", port)
+
+
+def start_forwarders(routes: list[dict[str, Any]]) -> None:
+    """Serve every route on a background event loop; return once all are listening."""
+    if not routes:
+        return
+    ready = threading.Event()
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            servers = [loop.run_until_complete(_forward(r["port"], r["socket"])) for r in routes]
+        except BaseException as exc:
+            failure.append(exc)
+            ready.set()
+            return
+        ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            for server in servers:
+                server.close()
+
+    threading.Thread(target=run, name="forwarders", daemon=True).start()
+    ready.wait(10)
+    if failure:
+        raise RuntimeError(f"forwarder could not listen: {failure[0]}")
+
+
+# -- the agent's own browser --------------------------------------------------------------
+def start_browser(spec: dict[str, Any]) -> tuple[subprocess.Popen[bytes], str]:
+    """The browser with its own sandbox; without it only where the platform refuses one."""
+    try:
+        return _launch_browser(spec, [])
+    except RuntimeError as exc:
+        if not spec.get("fallback_no_sandbox"):
+            raise
+        FALLBACK.append(str(exc))
+        return _launch_browser(spec, ["--no-sandbox"])
+
+
+def _launch_browser(spec: dict[str, Any], extra: list[str]) -> tuple[subprocess.Popen[bytes], str]:
+    port = int(spec["cdp_port"])
+    argv = [
+        spec["executable"],
+        *spec["args"],
+        *extra,
+        f"--remote-debugging-port={port}",
+        "--remote-debugging-address=127.0.0.1",
+    ]
+    log = open(spec.get("log", os.devnull), "wb")  # noqa: SIM115 - handed to the child
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    endpoint = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + float(spec.get("timeout", 30))
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"browser exited with status {proc.returncode} before it was ready")
+        try:
+            with urllib.request.urlopen(endpoint + "/json/version", timeout=1) as reply:
+                json.load(reply)
+            return proc, endpoint
+        except (OSError, ValueError):
+            time.sleep(0.02)
+    proc.kill()
+    raise RuntimeError("browser did not open its DevTools endpoint in time")
+
+
+def browser_sandboxed() -> bool | None:
+    """Whether the browser's renderers run under seccomp (Chromium's own sandbox)."""
+    found = None
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                cmdline = fh.read()
+            if b"--type=renderer" not in cmdline:
+                continue
+            with open(f"/proc/{pid}/status") as fh:
+                status = fh.read()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("Seccomp:"):
+                on = line.split()[1] != "0"
+                found = on if found is None else (found and on)
+    return found
+
+
+# -- the agent ----------------------------------------------------------------------------
+def set_limits(limits: dict[str, int]) -> None:
+    names = {
+        "nproc": resource.RLIMIT_NPROC,
+        "fsize": resource.RLIMIT_FSIZE,
+        "core": resource.RLIMIT_CORE,
+        "nofile": resource.RLIMIT_NOFILE,
+        "data": resource.RLIMIT_DATA,
+    }
+    for name, value in limits.items():
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(names[name], (value, value))
+
+
+def read_line(fd: int) -> bytes:
+    """One line from fd, byte by byte, so nothing after it is consumed."""
+    out = bytearray()
+    while True:
+        chunk = os.read(fd, 1)
+        if not chunk or chunk == b"\n":
+            return bytes(out)
+        out += chunk
+
+
+def main() -> int:
+    with open(sys.argv[1]) as fh:
+        config = json.load(fh)
+    CONTROL["fd"] = int(config.get("control_fd", 3))
+    began = time.monotonic()
+    set_limits(config.get("limits", {}))
+    browser: subprocess.Popen[bytes] | None = None
+    try:
+        start_forwarders(config.get("forward", []))
+        endpoint = None
+        if config.get("browser"):
+            browser, endpoint = start_browser(config["browser"])
+    except Exception as exc:
+        emit("error", message=str(exc))
+        return 70
+    flags = (config.get("browser") or {}).get("args", [])
+    unsandboxed = bool(FALLBACK) or "--no-sandbox" in flags
+    emit(
+        "ready",
+        cdp_endpoint=endpoint,
+        browser_pid=browser.pid if browser else None,
+        browser_sandbox=None if browser is None else ("off" if unsandboxed else "on"),
+        browser_fallback=FALLBACK[0] if FALLBACK else None,
+        browser_seccomp=browser_sandboxed() if browser else None,
+        ready_ms=round((time.monotonic() - began) * 1000, 1),
+    )
+    payload = read_line(0)
+    agent_limits = config.get("agent_limits", {})
+    try:
+        agent = subprocess.Popen(
+            config["argv"],
+            stdin=subprocess.PIPE,
+            cwd=config["cwd"],
+            env=config["env"],
+            preexec_fn=(lambda: set_limits(agent_limits)) if agent_limits else None,
+        )
+    except OSError as exc:
+        emit("exit", status=None, error=f"cannot start {config['argv'][0]}: {exc}")
+        return 0
+    assert agent.stdin is not None
+    with contextlib.suppress(BrokenPipeError, OSError):
+        agent.stdin.write(payload + b"\n")
+        agent.stdin.close()
+    status = agent.wait()
+    emit("exit", status=status)
+    if browser is not None and config.get("isolation") == "none":
+        # Without a PID namespace nothing else would end the browser.
+        with contextlib.suppress(OSError):
+            browser.send_signal(signal.SIGTERM)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

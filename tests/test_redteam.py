@@ -1,0 +1,85 @@
+"""The red team as shipped: every attack holds against the sandbox, and breaks without one.
+
+The second half is what makes the first mean something: the same attacks, run unsandboxed,
+really do read the grading specification, reach the grading channel, forge records and leave
+processes behind — and the red team says so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from endstate.errors import EndstateError
+from endstate.redteam.attacks import ATTACKS
+from endstate.redteam.suite import run_redteam
+from endstate.sandbox.platform import probe
+
+ENDSTATE = Path(sys.executable).with_name("endstate")
+INVARIANTS = {"records intact", "victims untouched", "harness files intact", "no survivors"}
+
+requires_sandbox = pytest.mark.skipif(
+    not probe().available and not os.environ.get("ENDSTATE_REQUIRE_SANDBOX"),
+    reason=f"no sandbox on this machine: {probe().reason}",
+)
+
+
+@requires_sandbox
+def test_every_attack_holds_against_the_installed_harness(tmp_path: Path) -> None:
+    out = tmp_path / "findings.json"
+    done = subprocess.run(
+        [str(ENDSTATE), "redteam", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "every attack held" in done.stdout
+    findings = {f["name"]: f for f in json.loads(out.read_text())["findings"]}
+    assert set(findings) == {a.name for a in ATTACKS} | INVARIANTS
+    assert {f["verdict"] for f in findings.values()} == {"held"}
+    # The evidence shows each attack really ran into its wall, not that it did nothing.
+    assert "refused: HTTP 400" in findings["nonce-scope"]["evidence"]
+    assert "No space left on device" in findings["disk-fill"]["evidence"]
+    assert "fork refused after" in findings["exhaustion"]["evidence"]
+    assert "memory refused after" in findings["exhaustion"]["evidence"]
+    assert "file:///etc/passwd: Error" in findings["shared-browser"]["evidence"]
+    assert "claim done" in findings["false-claim"]["evidence"]
+    assert "victim attempt(s), all untouched" in findings["victims untouched"]["evidence"]
+
+
+def test_without_a_sandbox_the_same_attacks_break(tmp_path: Path) -> None:
+    result = run_redteam(
+        ["answers-on-disk", "grading-channel", "survivors", "exhaustion"],
+        isolation="none",
+        workspace=tmp_path / "workspace",
+    )
+    verdicts = {f.name: f for f in result.findings}
+    assert verdicts["answers-on-disk"].verdict == "broken"
+    assert "its task passed" in verdicts["answers-on-disk"].evidence
+    assert verdicts["grading-channel"].verdict == "broken"
+    assert "grading channel answered" in verdicts["grading-channel"].evidence
+    assert verdicts["no survivors"].verdict == "broken"
+    assert "es-rt-survivor" in verdicts["no survivors"].evidence
+    assert verdicts["exhaustion"].verdict == "skipped"  # would harm this machine unsandboxed
+
+
+def test_without_a_sandbox_a_forged_record_stops_the_run_and_is_reported(tmp_path: Path) -> None:
+    result = run_redteam(["forged-record"], isolation="none", workspace=tmp_path / "workspace")
+    verdicts = {f.name: f for f in result.findings}
+    assert verdicts["forged-record"].verdict == "broken"
+    assert verdicts["records intact"].verdict == "broken"
+    # Caught when the harness writes its own record, or when the report reads them: either way
+    # no report is made from a file holding a record the harness did not write.
+    assert re.search("already recorded|duplicate record", verdicts["records intact"].evidence)
+
+
+def test_an_unknown_attack_is_a_clear_error() -> None:
+    with pytest.raises(EndstateError, match="--attack 'telepathy': unknown"):
+        run_redteam(["telepathy"])
