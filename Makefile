@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_scoring.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_runner.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_envs.py --write docs/benchmarks.md
+	$(BIN)/python benchmarks/bench_sandbox.py --write docs/benchmarks.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
