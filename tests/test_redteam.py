@@ -22,7 +22,13 @@ from endstate.redteam.suite import run_redteam
 from endstate.sandbox.platform import probe
 
 ENDSTATE = Path(sys.executable).with_name("endstate")
-INVARIANTS = {"records intact", "victims untouched", "harness files intact", "no survivors"}
+INVARIANTS = {
+    "records intact",
+    "victims untouched",
+    "harness files intact",
+    "reports intact",
+    "no survivors",
+}
 
 requires_sandbox = pytest.mark.skipif(
     not probe().available and not os.environ.get("ENDSTATE_REQUIRE_SANDBOX"),

@@ -54,6 +54,11 @@ class SandboxFacts(BaseModel):
     stdout_bytes: int = 0
     stderr_bytes: int = 0
     output_truncated: bool = Field(default=False, description="Output beyond the cap dropped.")
+    connections_refused: int = Field(
+        default=0, description="Connections beyond the sandbox's cap at the gateway."
+    )
+    egress_opened: int = Field(default=0, description="Connections to named outside services.")
+    egress_refused: int = Field(default=0, description="Attempts to reach anything else.")
 
 
 class AttemptFacts(BaseModel):

@@ -8,6 +8,7 @@ server on loopback; a second server plays a harness port the agent must not reac
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.server
 import json
 import os
@@ -347,3 +348,47 @@ def test_egress_to_the_grading_channel_is_refused(tmp_path: Path) -> None:
         parse_destinations(["localhost:4555"], ["http://127.0.0.1:4555"])
     with pytest.raises(EndstateError, match="expected HOST:PORT"):
         parse_destinations(["api.example.com"], [])
+
+
+@requires_sandbox
+def test_a_connection_flood_is_capped_at_the_sandboxs_own_gateway(tmp_path: Path) -> None:
+    import socket
+
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(1024)
+    port = holder.getsockname()[1]
+    accepted: list[socket.socket] = []
+
+    def hold() -> None:
+        with contextlib.suppress(OSError):  # until the test closes the listener
+            while True:
+                accepted.append(holder.accept()[0])
+
+    threading.Thread(target=hold, daemon=True).start()
+    command = script(
+        tmp_path / "agent",
+        report(
+            "import socket, time\n"
+            "socks = []\n"
+            "for _ in range(320):\n"
+            f"    s = socket.create_connection(('127.0.0.1', {port}), timeout=5)\n"
+            "    socks.append(s)\n"
+            "time.sleep(1.5)\n"
+            "closed = 0\n"
+            "for s in socks:\n"
+            "    s.settimeout(0.05)\n"
+            "    try:\n"
+            "        closed += s.recv(1) == b''\n"
+            "    except OSError:\n"
+            "        pass\n"
+            "out = {'closed': closed}\n",
+        ),
+    )
+    try:
+        outcome = attempt(CommandAgent(command, browser=False), tmp_path, port=port)
+    finally:
+        holder.close()
+    assert outcome.claim == "done", outcome
+    assert final(outcome)["closed"] == 320 - 256
+    assert outcome.sandbox is not None and outcome.sandbox.connections_refused == 320 - 256

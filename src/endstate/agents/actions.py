@@ -14,6 +14,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -349,7 +350,13 @@ async def perform(page: Page, action: Action, options: ActOptions | None = None)
     try:
         result = await _dispatch(page, action, options)
         if isinstance(action, Click | Press) and not popups:
-            await asyncio.sleep(0.05)  # a new tab's event can trail the click by a moment
+            # A new tab's event can trail the click; a link that targets one is waited for.
+            expected = bool(result.details.pop(OPENS_TAB, False))
+            deadline = time.monotonic() + (
+                options.navigation_timeout_ms / 1000 if expected else 0.05
+            )
+            while not popups and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
         return await _follow_new_tab(page, popups, result, options)
     except ActionFailed as exc:
         return ActionResult(False, str(exc))
@@ -379,9 +386,10 @@ async def _dispatch(page: Page, action: Action, opts: ActOptions) -> ActionResul
     match action:
         case Click(target=target):
             loc = await resolve(page, target, t)
+            opens_tab = await _targets_new_tab(loc)
             await loc.click(timeout=t)
             await _settle(page, opts)
-            return ActionResult(True, f"clicked {target.describe()}")
+            return ActionResult(True, f"clicked {target.describe()}", {OPENS_TAB: opens_tab})
         case Fill(target=target, value=value):
             loc = await resolve(page, target, t)
             await loc.fill(value, timeout=t)
@@ -417,6 +425,21 @@ async def _dispatch(page: Page, action: Action, opts: ActOptions) -> ActionResul
         case Done(message=message) | GiveUp(message=message):
             return ActionResult(True, f"{action.type}: {message}")
     raise ActionFailed(f"unsupported action {action.type!r}")  # pragma: no cover
+
+
+OPENS_TAB = "opens_tab"
+_TARGETS_NEW_TAB = """e => {
+  const link = e.closest('a[target], area[target]');
+  return !!link && !['', '_self', '_top', '_parent'].includes(link.target.toLowerCase());
+}"""
+
+
+async def _targets_new_tab(loc: Locator) -> bool:
+    """Whether clicking this element follows a link into another tab (target=_blank...)."""
+    try:
+        return bool(await loc.evaluate(_TARGETS_NEW_TAB))
+    except PlaywrightError:
+        return False
 
 
 async def _follow_new_tab(

@@ -25,7 +25,6 @@ from endstate.sandbox.policy import SandboxLimits
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
-    from endstate.sandbox.gateway import Gateway
     from endstate.sandbox.launch import SandboxResult, SandboxSpec
     from endstate.sandbox.pool import SandboxPool
 
@@ -96,7 +95,6 @@ class CommandAgent:
         self.egress = egress
         self._spec: SandboxSpec | None = None
         self._pool: SandboxPool | None = None
-        self._gateway: Gateway | None = None
 
     def config(self) -> dict[str, Any]:
         return {
@@ -113,8 +111,8 @@ class CommandAgent:
             details = {
                 "view": spec.view.describe(),
                 "limits": spec.limits.model_dump(),
-                "network": [f"127.0.0.1:{r.port}" for r in spec.gateway.routes]
-                if spec.gateway
+                "network": [f"127.0.0.1:{p}" for _, p in spec.network.ports]
+                if spec.network
                 else "host (not isolated)",
                 "egress": list(self.egress),
             }
@@ -137,7 +135,7 @@ class CommandAgent:
     async def start(self, resources: RunResources) -> None:
         from endstate.browser import chromium_executable
         from endstate.sandbox.egress import parse_destinations
-        from endstate.sandbox.gateway import LOOPBACK, Gateway, agent_ports
+        from endstate.sandbox.gateway import LOOPBACK, Network, agent_ports
         from endstate.sandbox.launch import SandboxSpec
         from endstate.sandbox.platform import probe
         from endstate.sandbox.pool import SandboxPool
@@ -163,10 +161,12 @@ class CommandAgent:
             local = [(d.host, d.port) for d in egress if d.host in LOOPBACK]
             remote = [d for d in egress if d.host not in LOOPBACK]
             ports = agent_ports(resources.agent_urls)
-            self._gateway = Gateway(ports + [p for p in local if p not in ports], remote)
-            await self._gateway.start()
+            network: Network | None = Network(
+                tuple(ports + [p for p in local if p not in ports]), tuple(remote)
+            )
         else:
             view = View(argv=list(self.argv))
+            network = None
         executable = chromium_executable() if self.browser else None
         self._spec = SandboxSpec(
             isolation=self.mode,
@@ -174,7 +174,7 @@ class CommandAgent:
             view=view,
             env=self.environment(),
             limits=self.limits,
-            gateway=self._gateway,
+            network=network,
             browser=str(executable or "chromium") if self.browser else None,
         )
         self._pool = SandboxPool(self._spec, warm=resources.workers, planned=resources.attempts)
@@ -184,9 +184,6 @@ class CommandAgent:
         if self._pool is not None:
             await self._pool.aclose()
             self._pool = None
-        if self._gateway is not None:
-            await self._gateway.aclose()
-            self._gateway = None
 
     async def attempt(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
         from endstate.sandbox.launch import SandboxFailed

@@ -310,6 +310,20 @@ def _invariants(
         ", ".join(changed) + " changed" if changed else None,
         "template, judge cache and corpus unchanged",
     )
+    injected = []
+    if run_dir is not None:
+        html = run_dir / "report.html"
+        text = run_dir / "report.txt"
+        if html.exists() and "<script>alert(1)" in html.read_text(errors="replace"):
+            injected.append("report.html carries the agent's markup unescaped")
+        if text.exists() and "\x1b[2J" in text.read_text(errors="replace"):
+            injected.append("report.txt carries the agent's terminal escapes")
+    add(
+        "reports intact",
+        "agent text cannot inject markup or terminal escapes into reports",
+        "; ".join(injected) or None,
+        "no agent-supplied markup or escape sequence in report.html or report.txt",
+    )
     left = _survivors()
     add(
         "no survivors",

@@ -1,9 +1,10 @@
 """The only way out of a sandbox: one Unix socket per agent-facing port of the environment.
 
 A sandbox has its own network namespace with nothing but loopback. Inside it, the supervisor
-listens on each agent-facing port and relays to a socket in this gateway's folder, which is
+listens on each agent-facing port and relays to a socket in its gateway's folder, which is
 mounted into the sandbox; here each socket relays to the real port on the harness's loopback.
-The grading channel has no socket, so no sandbox can reach it, whatever it scans.
+The grading channel has no socket, so no sandbox can reach it, whatever it scans. Each sandbox
+has a gateway of its own, so one cannot crowd out another and egress is counted per attempt.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -21,6 +23,8 @@ from endstate.errors import EndstateError
 from endstate.sandbox.egress import Destination, EgressProxy
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+Reader = asyncio.StreamReader
+Writer = asyncio.StreamWriter
 
 
 @dataclass(frozen=True)
@@ -64,23 +68,37 @@ async def _relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
             writer.close()
 
 
-class Gateway:
-    """Unix-socket relays to a fixed set of loopback ports, for every sandbox of a run, and
-    the egress proxy when the agent may reach named outside services."""
+@dataclass(frozen=True)
+class Network:
+    """What a sandbox's network reaches: the agent-facing ports, and any named egress."""
 
-    def __init__(
-        self, ports: list[tuple[str, int]], egress: list[Destination] | None = None
-    ) -> None:
-        self.ports = ports
+    ports: tuple[tuple[str, int], ...]
+    egress: tuple[Destination, ...] = ()
+    max_connections: int = 256  # at once, per sandbox: a flood cannot starve the harness
+
+    @property
+    def egress_port(self) -> int | None:
+        """Where the sandbox sees the egress proxy: the first free port from 3128."""
+        if not self.egress:
+            return None
+        taken = {p for _, p in self.ports}
+        return next(p for p in range(3128, 65536) if p not in taken)
+
+
+class Gateway:
+    """One sandbox's way out: Unix-socket relays to its network's loopback ports, and the
+    egress proxy when the agent may reach named outside services."""
+
+    def __init__(self, network: Network) -> None:
+        self.network = network
         self.folder = Path(tempfile.mkdtemp(prefix="endstate-gateway-"))
-        self.routes = [Route(h, p, self.folder / f"{p}.sock") for h, p in ports]
+        self.routes = [Route(h, p, self.folder / f"{p}.sock") for h, p in network.ports]
         self._servers: list[asyncio.Server] = []
+        self.active = 0
+        self.refused = 0  # connections beyond max_connections
         self.egress: EgressProxy | None = None
-        self.egress_port: int | None = None  # where the sandbox sees the proxy
-        if egress:
-            self.egress = EgressProxy(egress, self.folder / "egress.sock")
-            taken = {p for _, p in ports}
-            self.egress_port = next(p for p in range(3128, 65536) if p not in taken)
+        if network.egress:
+            self.egress = EgressProxy(list(network.egress), self.folder / "egress.sock")
 
     async def start(self) -> None:
         os.chmod(self.folder, 0o755)  # the sandbox user must reach the sockets, and only them
@@ -91,14 +109,25 @@ class Gateway:
         if self.egress is not None:
             await self.egress.start()
 
-    def _handler(self, route: Route):  # type: ignore[no-untyped-def]
-        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def _handler(self, route: Route) -> Callable[[Reader, Writer], Awaitable[None]]:
+        async def handle(reader: Reader, writer: Writer) -> None:
+            if self.active >= self.network.max_connections:
+                self.refused += 1
+                writer.close()
+                return
+            self.active += 1
             try:
                 up_reader, up_writer = await asyncio.open_connection(route.host, route.port)
             except OSError:
                 writer.close()
                 return
-            await asyncio.gather(_relay(reader, up_writer), _relay(up_reader, writer))
+            finally:
+                self.active -= 1
+            self.active += 1
+            try:
+                await asyncio.gather(_relay(reader, up_writer), _relay(up_reader, writer))
+            finally:
+                self.active -= 1
 
         return handle
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from endstate.errors import EndstateError
 from endstate.sandbox.capture import Capture, drain
-from endstate.sandbox.gateway import Gateway
+from endstate.sandbox.gateway import Gateway, Network
 from endstate.sandbox.platform import SandboxSupport
 from endstate.sandbox.policy import SandboxLimits
 from endstate.sandbox.view import ETC_ENTRIES, OTHER_ENTRIES, SYSTEM_DIRS, View
@@ -80,7 +80,7 @@ class SandboxSpec:
     view: View
     env: dict[str, str]
     limits: SandboxLimits
-    gateway: Gateway | None
+    network: Network | None  # None: the host's network (no sandbox)
     browser: str | None  # the Chromium executable agents get, or None for no browser
 
 
@@ -135,7 +135,9 @@ class _Mounts:
         self.made.add(path)
 
 
-def _filesystem(spec: SandboxSpec, staging: Path, config: Path) -> list[str]:
+def _filesystem(
+    spec: SandboxSpec, staging: Path, config: Path, gateway: Gateway | None
+) -> list[str]:
     m = _Mounts()
     for name in SYSTEM_DIRS:
         path = Path(name)
@@ -170,8 +172,8 @@ def _filesystem(spec: SandboxSpec, staging: Path, config: Path) -> list[str]:
     m.tmpfs(Path(HOME), lim.tmp_bytes)
     m.bind(SUPERVISOR, INSIDE / "supervisor.py")
     m.bind(config, INSIDE / "config.json")
-    if spec.gateway is not None:
-        m.bind(spec.gateway.folder, INSIDE / "net")
+    if gateway is not None:
+        m.bind(gateway.folder, INSIDE / "net")
     if spec.browser and not any(Path(spec.browser).is_relative_to(d) for d in SYSTEM_DIRS):
         folder = Path(spec.browser).resolve().parent
         m.bind(folder, folder)
@@ -198,9 +200,9 @@ def _agent_env(spec: SandboxSpec, sandboxed: bool, workdir: Path) -> dict[str, s
             PYTHONNOUSERSITE="1",
             PYTHONDONTWRITEBYTECODE="1",
         )
-        gateway = spec.gateway
-        if gateway is not None and gateway.egress_port is not None:
-            proxy = f"http://127.0.0.1:{gateway.egress_port}"
+        port = spec.network.egress_port if spec.network else None
+        if port is not None:
+            proxy = f"http://127.0.0.1:{port}"
             local = "127.0.0.1,localhost,::1"
             for name in ("HTTPS_PROXY", "HTTP_PROXY"):
                 env[name] = env[name.lower()] = proxy
@@ -225,6 +227,7 @@ class Sandbox:
         self._control: asyncio.StreamReader | None = None
         self._launched = 0.0
         self._facts: dict[str, Any] | None = None
+        self.gateway: Gateway | None = None
 
     # -- launching ------------------------------------------------------------------------
     def _config(self, control_fd: int, sandboxed: bool, workdir: Path) -> dict[str, Any]:
@@ -243,22 +246,23 @@ class Sandbox:
                 "cdp_port": CDP_PORT if sandboxed else _free_port(),
                 "fallback_no_sandbox": sandboxed,
             }
-        limits: dict[str, int] = {"core": 0}
+        # Per process, the browser's included: RLIMIT_DATA counts memory actually made
+        # writable, not the large address ranges Chromium and V8 only reserve.
+        limits: dict[str, int] = {"core": 0, "data": lim.memory_bytes}
         if sandboxed:
             limits["fsize"] = lim.tmp_bytes
             if spec.support is not None and spec.support.privileged:
                 limits["nproc"] = lim.processes  # per sandbox: each has its own uid
         forward = []
-        gateway = spec.gateway
+        gateway = self.gateway
         if sandboxed and gateway is not None:
             forward = [
                 {"port": r.port, "socket": str(INSIDE / "net" / r.socket.name)}
                 for r in gateway.routes
             ]
-            if gateway.egress is not None and gateway.egress_port is not None:
-                forward.append(
-                    {"port": gateway.egress_port, "socket": str(INSIDE / "net" / "egress.sock")}
-                )
+            port = gateway.network.egress_port
+            if gateway.egress is not None and port is not None:
+                forward.append({"port": port, "socket": str(INSIDE / "net" / "egress.sock")})
         return {
             "control_fd": control_fd,
             "isolation": spec.isolation,
@@ -268,7 +272,6 @@ class Sandbox:
             "cwd": HOME if sandboxed else str(workdir),
             "env": _agent_env(spec, sandboxed, workdir),
             "limits": limits,
-            "agent_limits": {"data": lim.memory_bytes},
         }
 
     async def launch(self) -> None:
@@ -279,6 +282,9 @@ class Sandbox:
         info_r, info_w = os.pipe()
         workdir = self.staging / "work"
         workdir.mkdir()
+        if sandboxed and spec.network is not None:
+            self.gateway = Gateway(spec.network)
+            await self.gateway.start()
         config = _write(
             self.staging, "config.json", json.dumps(self._config(control_w, sandboxed, workdir))
         )
@@ -350,7 +356,7 @@ class Sandbox:
             "--setenv",
             "PATH",
             "/usr/bin:/bin",
-            *_filesystem(spec, self.staging, config),
+            *_filesystem(spec, self.staging, config, self.gateway),
             "--chdir",
             HOME,
             "--",
@@ -375,6 +381,8 @@ class Sandbox:
             line = await asyncio.wait_for(self._control.readline(), timeout)
         except TimeoutError:
             return {"event": "error", "message": f"no word from the sandbox in {timeout:g}s"}
+        except (ValueError, asyncio.LimitOverrunError, asyncio.IncompleteReadError):
+            return {"event": "error", "message": "unreadable control message"}
         if not line:
             return {"event": "gone"}
         try:
@@ -443,6 +451,9 @@ class Sandbox:
                 await asyncio.wait_for(task, timeout=5)
         survivors = await asyncio.to_thread(self._survivors)
         shutil.rmtree(self.staging, ignore_errors=True)
+        gateway = self.gateway
+        if gateway is not None:
+            await gateway.aclose()
         browser_sandbox = self.ready.get("browser_sandbox")
         if browser_sandbox == "off" and self.ready.get("browser_fallback"):
             browser_sandbox = f"off: {self.ready['browser_fallback']}"
@@ -456,6 +467,9 @@ class Sandbox:
             "stdout_bytes": self.stdout.total,
             "stderr_bytes": self.stderr.total,
             "output_truncated": self.stdout.truncated or self.stderr.truncated,
+            "connections_refused": gateway.refused if gateway else 0,
+            "egress_opened": gateway.egress.opened if gateway and gateway.egress else 0,
+            "egress_refused": gateway.egress.refused if gateway and gateway.egress else 0,
         }
         return self._facts
 

@@ -9,7 +9,8 @@ MiB = 1024 * 1024
 
 class SandboxLimits(BaseModel):
     memory_bytes: int = Field(
-        default=4096 * MiB, description="Data segment per agent process (RLIMIT_DATA)."
+        default=4096 * MiB,
+        description="Writable memory per process of the sandbox, browser included (RLIMIT_DATA).",
     )
     processes: int = Field(
         default=2048, description="Tasks of the sandbox's own uid (RLIMIT_NPROC), browser included."

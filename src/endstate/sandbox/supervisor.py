@@ -197,14 +197,9 @@ def main() -> int:
         ready_ms=round((time.monotonic() - began) * 1000, 1),
     )
     payload = read_line(0)
-    agent_limits = config.get("agent_limits", {})
     try:
         agent = subprocess.Popen(
-            config["argv"],
-            stdin=subprocess.PIPE,
-            cwd=config["cwd"],
-            env=config["env"],
-            preexec_fn=(lambda: set_limits(agent_limits)) if agent_limits else None,
+            config["argv"], stdin=subprocess.PIPE, cwd=config["cwd"], env=config["env"]
         )
     except OSError as exc:
         emit("exit", status=None, error=f"cannot start {config['argv'][0]}: {exc}")
