@@ -198,6 +198,12 @@ def test_sigkill_then_resume_accounts_for_every_attempt_exactly_once(
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+    # Whatever the killed harness had running — its agents' sandboxes, warm or busy — ends
+    # with it: nothing of a sandbox's uid is left once they have had a moment to notice.
+    deadline = time.monotonic() + 10
+    while _sandbox_processes() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _sandbox_processes() == []
     (run_dir,) = list(out.iterdir())
     before = RunStore(run_dir).read_records()
     assert 2 <= len(before) < 6
@@ -238,3 +244,17 @@ def test_resuming_with_another_task_selection_is_refused(
     first = run(corpus, "null", tmp_path / "runs")
     with pytest.raises(EndstateError, match="tasks: the run has 2, this selection 1"):
         run(corpus, "null", tmp_path / "runs", resume=first.store.root, tasks="pa-easy-1")
+
+
+def _sandbox_processes() -> list[str]:
+    from endstate.sandbox.launch import UID_BASE
+
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            uid = os.stat(f"/proc/{pid}").st_uid
+        except OSError:
+            continue
+        if UID_BASE <= uid < UID_BASE + 100_000_000:
+            found.append(pid)
+    return found

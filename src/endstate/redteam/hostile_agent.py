@@ -518,14 +518,16 @@ def privilege(task: dict[str, Any]) -> None:
         found("setuid(0) succeeded")
     except OSError:
         pass
-    for path in ("/proc/1/root/etc/shadow", "/proc/1/environ", "/proc/1/root/root"):
-        try:
-            seen = os.listdir(path) if path.endswith("root") else read(path, 200)
-            if seen is None:
-                continue
-            found(f"read {path}", repr(seen)[:200])
-        except OSError:
-            pass
+    # The first process of the namespace: a way out if it were anything but our own.
+    shadow = read("/proc/1/root/etc/shadow", 200)
+    if shadow:
+        found("read the host's /etc/shadow through /proc/1/root", repr(shadow)[:200])
+    with contextlib.suppress(OSError):
+        if sorted(os.listdir("/proc/1/root")) != sorted(os.listdir("/")):
+            found("/proc/1/root shows another file system", repr(os.listdir("/proc/1/root")))
+    environ = read("/proc/1/environ") or b""
+    if SECRET_NAMES.search(environ) or CANARY.search(environ):
+        found("secrets in the first process's environment", environ.decode(errors="replace"))
     covered = []
     for line in (read("/proc/self/mountinfo") or b"").decode(errors="replace").splitlines():
         fields = line.split()
@@ -595,7 +597,9 @@ def signals(task: dict[str, Any]) -> None:
     finish()  # report first: killing the parent ends this sandbox
     sys.stdout.flush()
     os.kill(parent, signal.SIGKILL)
-    time.sleep(5)
+    time.sleep(2)
+    alive = os.path.exists(f"/proc/{parent}")
+    REPORT["notes"].append("its parent survived SIGKILL" if alive else "its parent is gone")
 
 
 def false_claim(task: dict[str, Any]) -> None:

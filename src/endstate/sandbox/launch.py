@@ -348,6 +348,10 @@ class Sandbox:
             "--unshare-cgroup-try",
             "--hostname",
             "sandbox",
+            # The supervisor is the namespace's first process: nothing in the sandbox can
+            # signal it, and when it ends — at the end, or when the harness is gone — the
+            # kernel ends everything else in the namespace.
+            "--as-pid-1",
             "--die-with-parent",
             "--new-session",
             "--info-fd",

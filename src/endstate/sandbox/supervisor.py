@@ -170,6 +170,46 @@ def read_line(fd: int) -> bytes:
         out += chunk
 
 
+def watch_harness(isolation: str) -> None:
+    """The harness holds our stdin open until the end: end of file means it is gone.
+
+    Then this process ends. In a sandbox it is the namespace's first process, so the kernel
+    ends every other process with it; without one, our process group is ended instead."""
+    with contextlib.suppress(OSError):
+        while os.read(0, 4096):
+            pass
+    if isolation == "none":
+        with contextlib.suppress(OSError):
+            os.killpg(0, signal.SIGKILL)
+    os._exit(0)
+
+
+class Reaper:
+    """As the namespace's first process we inherit every orphan: reap them all, and keep
+    the exit status of the one child we wait for."""
+
+    def __init__(self) -> None:
+        self.statuses: dict[int, int] = {}
+        self.changed = threading.Condition()
+        threading.Thread(target=self._run, name="reaper", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                pid, status = os.wait()
+            except ChildProcessError:
+                time.sleep(0.05)
+                continue
+            with self.changed:
+                self.statuses[pid] = os.waitstatus_to_exitcode(status)
+                self.changed.notify_all()
+
+    def wait(self, pid: int) -> int:
+        with self.changed:
+            self.changed.wait_for(lambda: pid in self.statuses)
+            return self.statuses[pid]
+
+
 def main() -> int:
     with open(sys.argv[1]) as fh:
         config = json.load(fh)
@@ -197,6 +237,11 @@ def main() -> int:
         ready_ms=round((time.monotonic() - began) * 1000, 1),
     )
     payload = read_line(0)
+    isolation = config.get("isolation", "sandbox")
+    if not payload:  # the harness went away before the attempt began
+        watch_harness(isolation)
+    threading.Thread(target=watch_harness, args=(isolation,), daemon=True).start()
+    reaper = Reaper() if os.getpid() == 1 else None
     try:
         agent = subprocess.Popen(
             config["argv"], stdin=subprocess.PIPE, cwd=config["cwd"], env=config["env"]
@@ -208,7 +253,7 @@ def main() -> int:
     with contextlib.suppress(BrokenPipeError, OSError):
         agent.stdin.write(payload + b"\n")
         agent.stdin.close()
-    status = agent.wait()
+    status = reaper.wait(agent.pid) if reaper else agent.wait()
     emit("exit", status=status)
     if browser is not None and config.get("isolation") == "none":
         # Without a PID namespace nothing else would end the browser.
