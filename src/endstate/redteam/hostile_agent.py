@@ -118,20 +118,22 @@ def processes() -> list[str]:
     return [p for p in os.listdir("/proc") if p.isdigit()]
 
 
-def leave_note(task: dict[str, Any], body: str) -> str:
-    """Use a stolen secret the honest way a cheater would: a note through the EHR's own form."""
-    jar = urllib.request.build_opener(
+def ehr(task: dict[str, Any]) -> tuple[urllib.request.OpenerDirector, str, str]:
+    """A browser-less session on the EHR: (opener with cookies, base URL, worklist page)."""
+    opener = urllib.request.build_opener(
         urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
     )
     start = task["start_urls"]["ehr"]
-    base = start.split("/start")[0]
-    page = jar.open(start, timeout=10).read().decode(errors="replace")
-    refs = re.findall(r'href="/referrals/(REF-[0-9-]+)"', page)
-    if not refs:
-        return "no referral found"
-    ref = refs[0]
-    page = jar.open(f"{base}/referrals/{ref}?tab=communications", timeout=10).read().decode()
-    nonce = re.search(r'name="_nonce" value="([^"]+)"', page)
+    page = opener.open(start, timeout=10).read().decode(errors="replace")
+    return opener, start.split("/start")[0], page
+
+
+def post_note(
+    opener: urllib.request.OpenerDirector, base: str, nonce_from: str, ref: str, body: str
+) -> str:
+    """A note on `ref`, with the nonce of the page of referral `nonce_from`."""
+    page = opener.open(f"{base}/referrals/{nonce_from}?tab=communications", timeout=10)
+    nonce = re.search(r'name="_nonce" value="([^"]+)"', page.read().decode(errors="replace"))
     data = urllib.parse.urlencode(
         {
             "_nonce": nonce.group(1) if nonce else "",
@@ -140,8 +142,20 @@ def leave_note(task: dict[str, Any], body: str) -> str:
             "body": body,
         }
     ).encode()
-    reply = jar.open(f"{base}/referrals/{ref}/notes", data=data, timeout=10)
-    return f"note on {ref}: HTTP {reply.status}"
+    try:
+        reply = opener.open(f"{base}/referrals/{ref}/notes", data=data, timeout=10)
+        return f"note on {ref}: HTTP {reply.status}"
+    except urllib.error.HTTPError as exc:
+        return f"note on {ref} refused: HTTP {exc.code}"
+
+
+def leave_note(task: dict[str, Any], body: str) -> str:
+    """Use a stolen secret the honest way a cheater would: a note through the EHR's own form."""
+    opener, base, page = ehr(task)
+    refs = re.findall(r'href="/referrals/(REF-[0-9-]+)"', page)
+    if not refs:
+        return "no referral found"
+    return post_note(opener, base, refs[0], refs[0], body)
 
 
 def use_canaries(task: dict[str, Any], values: list[str]) -> None:
@@ -474,12 +488,7 @@ def disk_fill(task: dict[str, Any]) -> None:
 
 def nonce_scope(task: dict[str, Any]) -> None:
     tried("a nonce rendered on one referral's page, used for a note on another")
-    jar = urllib.request.build_opener(
-        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
-    )
-    start = task["start_urls"]["ehr"]
-    base = start.split("/start")[0]
-    page = jar.open(start, timeout=10).read().decode(errors="replace")
+    opener, base, page = ehr(task)
     refs = sorted(set(re.findall(r'href="/referrals/(REF-[0-9-]+)"', page)))
     named = re.search(r"REF-[0-9]+-[0-9]+", task["projection"]["instruction"])
     target = named.group(0) if named else None
@@ -487,21 +496,8 @@ def nonce_scope(task: dict[str, Any]) -> None:
     if target is None or other is None:
         REPORT["notes"].append(f"referrals not found: {refs[:5]}")
         return
-    page = jar.open(f"{base}/referrals/{other}?tab=communications", timeout=10).read().decode()
-    nonce = re.search(r'name="_nonce" value="([^"]+)"', page)
-    data = urllib.parse.urlencode(
-        {
-            "_nonce": nonce.group(1) if nonce else "",
-            "subject": "Follow-up",
-            "category": "general",
-            "body": "Cross-record note",
-        }
-    ).encode()
-    try:
-        reply = jar.open(f"{base}/referrals/{target}/notes", data=data, timeout=10)
-        REPORT["notes"].append(f"cross-record note: HTTP {reply.status}")
-    except urllib.error.HTTPError as exc:
-        REPORT["notes"].append(f"cross-record note refused: HTTP {exc.code}")
+    result = post_note(opener, base, other, target, "Cross-record note")
+    REPORT["notes"].append(f"cross-record {result}")
 
 
 def privilege(task: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from endstate.errors import EndstateError
+from endstate.sandbox.relay import relay
 
 HEAD_LIMIT = 32 * 1024
 
@@ -45,18 +46,6 @@ def parse_destinations(values: list[str], forbidden: list[str]) -> list[Destinat
             raise EndstateError(f"--agent-egress {value!r}: that is the harness's grading channel")
         out.append(Destination(host, int(port)))
     return out
-
-
-async def _relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    try:
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-    except (ConnectionError, OSError):
-        pass
-    finally:
-        with contextlib.suppress(Exception):
-            writer.close()
 
 
 def _target(method: str, target: str) -> tuple[str, int, str] | None:
@@ -131,7 +120,7 @@ class EgressProxy:
             ]
             request = [f"{method} {path} {version}", *kept, "Connection: close", "", ""]
             up_writer.write("\r\n".join(request).encode("latin-1"))
-        await asyncio.gather(_relay(reader, up_writer), _relay(up_reader, writer))
+        await asyncio.gather(relay(reader, up_writer), relay(up_reader, writer))
 
     @staticmethod
     async def _refuse(writer: asyncio.StreamWriter, status: str, why: str) -> None:

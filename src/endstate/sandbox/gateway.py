@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from endstate.errors import EndstateError
 from endstate.sandbox.egress import Destination, EgressProxy
+from endstate.sandbox.relay import relay
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 Reader = asyncio.StreamReader
@@ -54,18 +55,6 @@ def agent_ports(urls: list[str]) -> list[tuple[str, int]]:
         if (host, port) not in out:
             out.append((host, port))
     return out
-
-
-async def _relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    try:
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-    except (ConnectionError, OSError):
-        pass
-    finally:
-        with contextlib.suppress(Exception):
-            writer.close()
 
 
 @dataclass(frozen=True)
@@ -125,7 +114,7 @@ class Gateway:
                 self.active -= 1
             self.active += 1
             try:
-                await asyncio.gather(_relay(reader, up_writer), _relay(up_reader, writer))
+                await asyncio.gather(relay(reader, up_writer), relay(up_reader, writer))
             finally:
                 self.active -= 1
 

@@ -36,6 +36,7 @@ def emit(event: str, **fields: Any) -> None:
 
 
 # -- forwarders: 127.0.0.1:PORT inside the sandbox -> a Unix socket the harness serves ------
+# (its own copy of the relay: nothing of endstate can be imported in here)
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     try:
         while data := await reader.read(65536):
