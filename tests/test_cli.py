@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import jmespath_check, task_doc
+from conftest import HabCorpus, jmespath_check, task_doc
 
 ENDSTATE = Path(sys.executable).with_name("endstate")
 
@@ -35,10 +35,10 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str], *fragments: st
         assert fragment in lines[0], (fragment, lines[0])
 
 
-def test_import_verify_lint_stats_show_on_the_training_split(
-    hab_train: Path, tmp_path: Path
+def test_import_verify_lint_stats_show_on_a_benchmark_corpus(
+    hab_corpus: HabCorpus, tmp_path: Path
 ) -> None:
-    proc = endstate("corpus", "import", hab_train, "--name", "hab", cwd=tmp_path)
+    proc = endstate("corpus", "import", hab_corpus.root, "--name", "hab", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     vendored = tmp_path / "corpora" / "hab"
     assert (vendored / "endstate.lock.json").exists()
@@ -49,37 +49,39 @@ def test_import_verify_lint_stats_show_on_the_training_split(
 
     lint = endstate("corpus", "lint", vendored)
     assert lint.returncode == 0
-    assert lint.stdout.count("warning appeals_denials/") == 4
-    assert "0 error(s), 4 warning(s)" in lint.stdout
+    warned = hab_corpus.declared_warnings
+    assert lint.stdout.count(f"warning {hab_corpus.warnings_family}/") == warned
+    assert f"0 error(s), {warned} warning(s)" in lint.stdout
 
     stats = json.loads(endstate("corpus", "stats", vendored, "--json").stdout)
-    assert stats["tasks"] == 100
+    assert stats["tasks"] == hab_corpus.tasks
     text = endstate("corpus", "stats", vendored).stdout
-    assert "Rubric-judged share of weight" in text and "100 tasks" in text
+    assert "Rubric-judged share of weight" in text and f"{hab_corpus.tasks} tasks" in text
 
+    sample = hab_corpus.sample
     shown = json.loads(
-        endstate("corpus", "show", vendored, "emr-easy-1", "--projection", "--run-id", "r7").stdout
+        endstate("corpus", "show", vendored, sample, "--projection", "--run-id", "r7").stdout
     )
     assert set(shown) == {"task_id", "instruction", "family", "scenario_label", "start_url"}
     assert shown["start_url"].endswith("run_id=r7")
-    full = json.loads(endstate("corpus", "show", vendored, "emr-easy-1").stdout)
+    full = json.loads(endstate("corpus", "show", vendored, sample).stdout)
     assert full["grading"]["tier"] == "easy"
 
 
-def test_edited_corpus_is_refused_in_one_line(hab_train: Path, tmp_path: Path) -> None:
-    assert endstate("corpus", "import", hab_train, "--name", "hab", cwd=tmp_path).returncode == 0
+def test_edited_corpus_is_refused_in_one_line(hab_corpus: HabCorpus, tmp_path: Path) -> None:
+    imported = endstate("corpus", "import", hab_corpus.root, "--name", "hab", cwd=tmp_path)
+    assert imported.returncode == 0
     vendored = tmp_path / "corpora" / "hab"
-    edited = vendored / "prior_auth" / "emr-easy-1.json"
-    edited.write_text(edited.read_text().replace("Medicare", "Medicaid"))
-    assert_one_line_error(
-        endstate("corpus", "verify", vendored), "prior_auth/emr-easy-1.json", "changed"
-    )
+    rel = f"prior_auth/{hab_corpus.sample}.json"
+    edited = vendored / rel
+    edited.write_text(edited.read_text() + "\n")
+    assert_one_line_error(endstate("corpus", "verify", vendored), rel, "changed")
     states = tmp_path / "states"
     states.mkdir()
     assert_one_line_error(
         endstate("score", "--corpus", vendored, "--states", states),
         "edited after import",
-        "emr-easy-1.json",
+        f"{hab_corpus.sample}.json",
     )
 
 

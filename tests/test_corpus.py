@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from conftest import jmespath_check, judge_check, task_doc
+from conftest import HabCorpus, jmespath_check, judge_check, task_doc
 from endstate.corpus import lock
 from endstate.corpus.loader import load_corpus, read_tasks
 from endstate.corpus.problems import errors, warnings
@@ -17,20 +18,20 @@ from endstate.corpus.stats import corpus_stats
 from endstate.errors import CorpusError
 
 
-def test_public_training_split_loads_with_families_and_tiers(hab_train: Path) -> None:
-    corpus = load_corpus(hab_train)
-    assert len(corpus.tasks) == 100
+def test_benchmark_format_loads_with_families_and_tiers(hab_corpus: HabCorpus) -> None:
+    corpus = load_corpus(hab_corpus.root)
+    assert len(corpus.tasks) == hab_corpus.tasks
     assert {t.family for t in corpus.tasks} == {"prior_auth", "appeals_denials", "dme"}
     assert {t.tier for t in corpus.tasks} == {"easy", "medium", "hard"}
-    task = corpus.task("emr-easy-1")
-    assert task.public.scenario_label == "no_auth_medicare"
+    task = corpus.task(hab_corpus.sample)
+    assert task.public.scenario_label == hab_corpus.sample_label
     assert task.grading.tier == "easy"
     assert "expected_outcome" in task.grading.metadata
-    assert task.grading.extra["config"] == {"patient_referral_id": "REF-2025-002"}
+    assert task.grading.extra["config"] == hab_corpus.sample_config
 
 
-def test_public_and_grading_sides_are_apart(hab_train: Path) -> None:
-    task = load_corpus(hab_train).task("denial-hard-3")
+def test_public_and_grading_sides_are_apart(hab_corpus: HabCorpus) -> None:
+    task = load_corpus(hab_corpus.root).task(hab_corpus.denial)
     public = task.public.model_dump_json()
     for check in task.grading.checks:
         if check.type == "jmespath":
@@ -38,32 +39,34 @@ def test_public_and_grading_sides_are_apart(hab_train: Path) -> None:
     assert "expected_disposition" not in public and "step_by_step" not in public
 
 
-def test_weight_is_the_sum_of_checks_not_the_declared_points(hab_train: Path) -> None:
-    task = load_corpus(hab_train).task("denial-medium-1")
-    assert task.grading.declared_points == 17
-    assert task.grading.weight == 18
+def test_weight_is_the_sum_of_checks_not_the_declared_points(hab_corpus: HabCorpus) -> None:
+    task_id, declared, weight = hab_corpus.declared
+    task = load_corpus(hab_corpus.root).task(task_id)
+    assert task.grading.declared_points == declared
+    assert task.grading.weight == weight
 
 
-def test_training_split_lints_with_only_declared_points_warnings(hab_train: Path) -> None:
-    _, problems = read_tasks(hab_train)
+def test_lint_warns_only_about_declared_points(hab_corpus: HabCorpus) -> None:
+    root = hab_corpus.root
+    _, problems = read_tasks(root)
     assert errors(problems) == []
     raw_mismatches = set()
-    for path in hab_train.rglob("*.json"):
+    for path in root.rglob("*.json"):
         doc = json.loads(path.read_text())
         if "points" in doc and doc["points"] != sum(e["points"] for e in doc["evals"]):
-            raw_mismatches.add(path.relative_to(hab_train).as_posix())
+            raw_mismatches.add(path.relative_to(root).as_posix())
     assert {p.file for p in warnings(problems)} == raw_mismatches
     assert all(p.path == "$.points" for p in warnings(problems))
-    assert len(raw_mismatches) == 4
+    assert len(raw_mismatches) == hab_corpus.declared_warnings
 
 
-def test_stats_match_an_independent_count(hab_train: Path) -> None:
-    stats = corpus_stats(load_corpus(hab_train).tasks)
+def test_stats_match_an_independent_count(hab_corpus: HabCorpus) -> None:
+    stats = corpus_stats(load_corpus(hab_corpus.root).tasks)
     types: Counter[str] = Counter()
     weights: Counter[str] = Counter()
     family_weight: Counter[str] = Counter()
     family_judge: Counter[str] = Counter()
-    for path in hab_train.rglob("*.json"):
+    for path in hab_corpus.root.rglob("*.json"):
         doc = json.loads(path.read_text())
         family = path.parent.name
         for e in doc["evals"]:
@@ -72,7 +75,7 @@ def test_stats_match_an_independent_count(hab_train: Path) -> None:
             family_weight[family] += e["points"]
             if e["type"] == "llm_judge":
                 family_judge[family] += e["points"]
-    assert stats.tasks == 100
+    assert stats.tasks == hab_corpus.tasks
     assert stats.checks_by_type == dict(types)
     assert stats.weight == sum(weights.values())
     assert stats.rubric_share == pytest.approx(weights["llm_judge"] / sum(weights.values()))
@@ -98,20 +101,22 @@ def test_stats_on_a_constructed_corpus(make_corpus: Callable[..., Path]) -> None
 
 
 def test_import_writes_a_lock_and_verify_catches_every_kind_of_change(
-    hab_train: Path, tmp_path: Path
+    hab_corpus: HabCorpus, tmp_path: Path
 ) -> None:
+    source = hab_corpus.root
     dest = tmp_path / "corpora" / "hab"
-    pinned = lock.vendor(hab_train, dest, "hab")
+    pinned = lock.vendor(source, dest, "hab")
     assert (dest / lock.LOCK_NAME).exists()
-    assert pinned.source == str(hab_train.resolve())
-    assert len(pinned.files) == len([p for p in hab_train.rglob("*") if p.is_file()])
+    assert pinned.source == str(source.resolve())
+    assert len(pinned.files) == len([p for p in source.rglob("*") if p.is_file()])
     assert lock.verify(dest).tree_hash == pinned.tree_hash
     assert load_corpus(dest).tree_hash == pinned.tree_hash
 
-    target = dest / "dme" / "fax-easy-1.json"
+    edited = hab_corpus.fax
+    target = dest / edited
     original = target.read_bytes()
     target.write_bytes(original.replace(b'"easy"', b'"hard"'))
-    with pytest.raises(CorpusError, match=r"changed: dme/fax-easy-1\.json"):
+    with pytest.raises(CorpusError, match=f"changed: {re.escape(edited)}"):
         lock.verify(dest)
     with pytest.raises(CorpusError, match="edited after import"):
         load_corpus(dest)
@@ -121,15 +126,15 @@ def test_import_writes_a_lock_and_verify_catches_every_kind_of_change(
         lock.verify(dest)
     (dest / "dme" / "extra.json").unlink()
     target.unlink()
-    with pytest.raises(CorpusError, match=r"missing: dme/fax-easy-1\.json"):
+    with pytest.raises(CorpusError, match=f"missing: {re.escape(edited)}"):
         lock.verify(dest)
 
 
-def test_import_refuses_to_overwrite(hab_train: Path, tmp_path: Path) -> None:
-    lock.vendor(hab_train, tmp_path / "c", "c")
+def test_import_refuses_to_overwrite(hab_corpus: HabCorpus, tmp_path: Path) -> None:
+    lock.vendor(hab_corpus.root, tmp_path / "c", "c")
     with pytest.raises(CorpusError, match="already exists"):
-        lock.vendor(hab_train, tmp_path / "c", "c")
-    assert lock.vendor(hab_train, tmp_path / "c", "c", force=True).name == "c"
+        lock.vendor(hab_corpus.root, tmp_path / "c", "c")
+    assert lock.vendor(hab_corpus.root, tmp_path / "c", "c", force=True).name == "c"
 
 
 def test_lint_reports_every_problem_with_file_and_json_path(

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from conftest import HabCorpus
 from endstate import firewall
 from endstate.corpus.loader import load_corpus
 from endstate.corpus.model import Task
@@ -23,20 +24,20 @@ GRADING_WORDS = (
 )
 
 
-def test_every_training_task_projects_and_verifies(hab_train: Path) -> None:
-    corpus = load_corpus(hab_train)
+def test_every_benchmark_task_projects_and_verifies(hab_corpus: HabCorpus) -> None:
+    corpus = load_corpus(hab_corpus.root)
     for task in corpus.tasks:
         verdict = verify(task)
         assert verdict.status == "verified", (task.id, verdict.reason)
         shown = project(task).model_dump()
         assert set(shown) <= firewall.PROJECTION_FIELDS
-        raw = json.loads((hab_train / task.source).read_text())
+        raw = json.loads((hab_corpus.root / task.source).read_text())
         assert shown["instruction"] == raw["goal"]
         assert shown["family"] == task.source.split("/")[0]
 
 
-def test_projection_text_carries_no_grading_content(hab_train: Path) -> None:
-    for task in load_corpus(hab_train).tasks:
+def test_projection_text_carries_no_grading_content(hab_corpus: HabCorpus) -> None:
+    for task in load_corpus(hab_corpus.root).tasks:
         text = project(task).canonical_bytes().decode()
         for word in GRADING_WORDS:
             assert word not in text
@@ -45,17 +46,13 @@ def test_projection_text_carries_no_grading_content(hab_train: Path) -> None:
                 assert check.rubric not in text
 
 
-def test_start_url_is_filled_per_episode(hab_train: Path) -> None:
-    task = load_corpus(hab_train).task("denial-hard-3")
+def test_start_url_is_filled_per_episode(hab_corpus: HabCorpus) -> None:
+    task = load_corpus(hab_corpus.root).task(hab_corpus.denial)
     one = project(task, EpisodeBinding(run_id="ep-1", base_url="http://127.0.0.1:8123"))
     two = project(task, EpisodeBinding(run_id="ep-2", base_url="http://127.0.0.1:8123"))
-    assert one.start_url == "http://127.0.0.1:8123/denied?task_id=denial_hard_3&run_id=ep-1"
+    assert one.start_url == hab_corpus.denial_start
     assert two.start_url != one.start_url
-    default = project(task)
-    assert (
-        default.start_url
-        == "https://emrportal.vercel.app/denied?task_id=denial_hard_3&run_id=preview"
-    )
+    assert project(task).start_url == hab_corpus.denial_default
 
 
 def _leaks_tier(task: Task, binding: EpisodeBinding) -> Projection:
@@ -110,23 +107,25 @@ def _leaks_via_exception(task: Task, binding: EpisodeBinding) -> Projection:
         _leaks_extra_key,
     ],
 )
-def test_leaky_projections_are_caught_and_blocked(leaky: Any, hab_train: Path) -> None:
-    corpus = load_corpus(hab_train)
+def test_leaky_projections_are_caught_and_blocked(leaky: Any, hab_corpus: HabCorpus) -> None:
+    corpus = load_corpus(hab_corpus.root)
     tasks = [t for t in corpus.tasks if "step_by_step" in t.grading.metadata]
-    assert len(tasks) > 50
+    assert len(tasks) == hab_corpus.stepwise
     for task in tasks:
         verdict = verify(task, project_fn=leaky)
         assert verdict.status == "blocked", (leaky.__name__, task.id)
         assert verdict.reason
 
 
-def test_a_leak_that_only_sometimes_changes_output_is_caught_or_stable(hab_train: Path) -> None:
+def test_a_leak_that_only_sometimes_changes_output_is_caught_or_stable(
+    hab_corpus: HabCorpus,
+) -> None:
     """A projection that reads grading data only to raise is blocked whenever it would differ."""
-    corpus = load_corpus(hab_train)
+    corpus = load_corpus(hab_corpus.root)
     blocked = [verify(t, project_fn=_leaks_via_exception).status for t in corpus.tasks]
     assert "blocked" in blocked
 
 
-def test_honest_projection_is_stable_across_seeds(hab_train: Path) -> None:
-    task = load_corpus(hab_train).task("fax-easy-1")
+def test_honest_projection_is_stable_across_seeds(hab_corpus: HabCorpus) -> None:
+    task = load_corpus(hab_corpus.root).task(Path(hab_corpus.fax).stem)
     assert all(verify(task, seed=s).status == "verified" for s in range(10))
