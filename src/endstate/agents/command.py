@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import shlex
+import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -63,6 +64,15 @@ def parse_final_message(stdout: str) -> tuple[AgentClaim, str | None, int]:
     return "error", None, 0
 
 
+def browser_version(executable: str) -> str | None:
+    """What `chromium --version` says: the agents' browser is pinned like the shared one."""
+    try:
+        done = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None
+
+
 class CommandAgent:
     kind = "command"
     scored = True
@@ -95,6 +105,7 @@ class CommandAgent:
         self.egress = egress
         self._spec: SandboxSpec | None = None
         self._pool: SandboxPool | None = None
+        self._browser_version: str | None = None
 
     def config(self) -> dict[str, Any]:
         return {
@@ -125,6 +136,8 @@ class CommandAgent:
                     "namespaces": ["mount", "pid", "net", "ipc", "uts", "cgroup"]
                     + ([] if spec.support.privileged else ["user"]),
                 }
+        if self._browser_version:
+            details["browser_version"] = self._browser_version
         return Isolation(mode=self.mode, browser="own" if self.browser else "none", details=details)
 
     def environment(self) -> dict[str, str]:
@@ -168,6 +181,10 @@ class CommandAgent:
             view = View(argv=list(self.argv))
             network = None
         executable = chromium_executable() if self.browser else None
+        if self.browser:
+            self._browser_version = await asyncio.to_thread(
+                browser_version, str(executable or "chromium")
+            )
         self._spec = SandboxSpec(
             isolation=self.mode,
             support=support,

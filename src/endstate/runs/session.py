@@ -233,14 +233,15 @@ async def execute(opts: RunOptions) -> RunResult:
         started_agent(opts, corpus, env, len(tasks) * opts.attempts) as agent,
         shared_browser(agent.uses_page or env.needs_harness_browser) as browser,
     ):
+        isolation = agent.isolation()
         manifest = _manifest(
             opts,
             corpus,
             task_ids,
             blocked,
             env,
-            browser.version if browser else None,
-            agent.isolation(),
+            browser.version if browser else isolation.details.get("browser_version"),
+            isolation,
         )
         if pinned is not None:
             _refuse(
