@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HabCorpus, jmespath_check, task_doc
+from conftest import FIXTURES, HabCorpus, jmespath_check, task_doc
 
 ENDSTATE = Path(sys.executable).with_name("endstate")
 
@@ -95,7 +95,7 @@ def test_edited_corpus_is_refused_in_one_line(hab_corpus: HabCorpus, tmp_path: P
             ["t.json", "$.evals[0].type", "'fuzzy'"],
         ),
         (
-            json.dumps(task_doc("t", [jmespath_check("a", points="1")])),
+            json.dumps(task_doc("t", [jmespath_check("a", points="one")])),
             ["t.json", "$.evals[0].points"],
         ),
     ],
@@ -169,3 +169,31 @@ def test_missing_paths_give_one_clear_line(tmp_path: Path) -> None:
     assert_one_line_error(
         endstate("corpus", "import", tmp_path / "nope", "--name", "x"), "not a directory"
     )
+
+
+def test_one_poisonous_state_never_stops_the_scoring_of_the_others(tmp_path: Path) -> None:
+    corpus = FIXTURES / "hab-mini"
+    states = tmp_path / "states"
+    states.mkdir()
+    solved = FIXTURES / "hab-mini-states" / "mini-pa-easy-1.solved.state.json"
+    (states / "mini-pa-easy-1.json").write_bytes(solved.read_bytes())
+    huge = "1" + "0" * 400  # an integer no float can hold
+    (states / "mini-fax-easy-1.json").write_text(
+        '{"full_state": {"fax": {"sent": false, "count": ' + huge + "}}}"
+    )
+    (states / "mini-denial-hard-1.json").write_text(
+        '{"full_state": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    )
+    (states / "mini-dme-hard-1.json").write_text('{"full_state": {"order": 5}}')
+    out = tmp_path / "records.jsonl"
+    proc = endstate("score", "--corpus", corpus, "--states", states, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    records = {r["task_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert len(records) == 6  # every task in the corpus, supplied or not
+    assert records["mini-pa-easy-1"]["earned"] == 3
+    assert records["mini-denial-hard-1"]["status"] == "unmeasurable"
+    assert "nested too deeply" in records["mini-denial-hard-1"]["error"]
+    fax = records["mini-fax-easy-1"]
+    assert fax["status"] == "failed" and len(fax["checks"]) == 3
+    assert records["mini-dme-hard-1"]["status"] == "failed"

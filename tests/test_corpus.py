@@ -169,7 +169,7 @@ def test_lint_reports_every_problem_with_file_and_json_path(
         "prior_auth/checks.json: $.evals[0].type: unknown check type 'regex'",
         "prior_auth/checks.json: $.evals[1].query: JMESPath does not compile",
         "prior_auth/checks.json: $.evals[2].student_answer: template: expression 'notes[-1' does not compile",
-        "prior_auth/checks.json: $.evals[3]: missing expected_value",
+        "prior_auth/checks.json: $.evals[3]: no expected_value or contains_value",
         "prior_auth/checks.json: $.evals[4].points: Input should be",
         "prior_auth/checks.json: $.config.start_url: start_url lacks {{TASK_ID}} and {{RUN_ID}}",
         "dme/dup-1.json: $.id: duplicate task id 'dup'",
@@ -197,4 +197,57 @@ def test_unbalanced_template_braces_are_reported(make_corpus: Callable[..., Path
     _, problems = read_tasks(root)
     assert [p.line() for p in errors(problems)] == [
         "dme/t.json: $.evals[0].student_answer: template: unbalanced '{{' / '}}' in template"
+    ]
+
+
+def test_the_benchmarks_reading_of_check_values_is_kept_and_warned_about(
+    make_corpus: Callable[..., Path],
+) -> None:
+    checks = [
+        {"type": "jmespath", "query": "a", "expected_value": 1, "contains_value": "x", "points": 1},
+        {
+            "type": "jmespath",
+            "query": "a",
+            "expected_value": None,
+            "contains_value": "x",
+            "points": 1,
+        },
+        {"type": "jmespath", "query": "a", "expected_value": None, "points": 1},
+        {"type": "jmespath", "query": "a", "expected_value": True, "points": "2"},
+        {"type": "jmespath", "query": "a.b[", "expected_value": True, "points": 1},
+    ]
+    root = make_corpus({"prior_auth/t.json": task_doc("t", checks, points="lots")})
+    corpus = load_corpus(root)
+    modes = [(c.mode, c.expected, c.points) for c in corpus.tasks[0].grading.checks]  # type: ignore[union-attr]
+    assert modes == [
+        ("equals", 1, 1.0),
+        ("contains", "x", 1.0),
+        ("never", None, 1.0),
+        ("equals", True, 2.0),
+        ("equals", True, 1.0),
+    ]
+    _, problems = read_tasks(root)
+    lines = sorted(p.line() for p in problems)
+    assert lines[:3] == [
+        "prior_auth/t.json: $.evals[0]: both expected_value and contains_value: contains_value is ignored",
+        "prior_auth/t.json: $.evals[2]: no expected_value or contains_value (or both null): this check can never pass",
+        "prior_auth/t.json: $.evals[3].points: points given as a string ('2'): read as a number",
+    ]
+    assert lines[3].startswith("prior_auth/t.json: $.evals[4].query: JMESPath does not compile")
+    assert lines[3].endswith("this check can never pass")
+    assert lines[4:] == [
+        "prior_auth/t.json: $.points: declared points 'lots' are not a number: ignored"
+    ]
+    assert all(p.severity == "warning" for p in problems)
+
+
+def test_a_non_string_contains_value_is_refused_as_the_benchmark_refuses_it(
+    make_corpus: Callable[..., Path],
+) -> None:
+    check = {"type": "jmespath", "query": "a", "contains_value": 5, "points": 1}
+    root = make_corpus({"prior_auth/t.json": task_doc("t", [check])})
+    _, problems = read_tasks(root)
+    assert [p.line() for p in errors(problems)] == [
+        "prior_auth/t.json: $.evals[0].contains_value: contains_value must be a string "
+        "(the benchmark refuses the task)"
     ]

@@ -7,7 +7,7 @@ with exactly the same wording.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, ValidationError
 
@@ -47,7 +47,7 @@ class _File(BaseModel):
     category: str | None = None
     challengeType: str | None = None
     possible: StrictBool | None = None
-    points: Number | None = None
+    points: Any = None  # the benchmark drops it and sums the checks; only compared here
     evals: list[Any]
     config: _Config
     metadata: dict[str, Any] = {}
@@ -98,12 +98,46 @@ def _parse_check(file: str, index: int, raw: Any) -> tuple[Check | None, list[Pr
     if not isinstance(raw, dict):
         return None, [Problem(file=file, path=json_path(loc), reason="check is not a JSON object")]
     kind = raw.get("type")
+    raw = dict(raw)
+    lax = _lax_points(file, loc, raw)
     if kind == "jmespath":
-        return _parse_jmespath(file, loc, raw)
+        check, problems = _parse_jmespath(file, loc, raw)
+        return check, lax + problems
     if kind == "llm_judge":
-        return _parse_judge(file, loc, raw)
+        check, problems = _parse_judge(file, loc, raw)
+        return check, lax + problems
     reason = "missing check type" if kind is None else f"unknown check type {kind!r}"
     return None, [Problem(file=file, path=json_path((*loc, "type")), reason=reason)]
+
+
+def _number(value: Any) -> float | None:
+    """A number, or a numeric string as the benchmark's lax float fields take it."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _lax_points(file: str, loc: tuple[Any, ...], raw: dict[str, Any]) -> list[Problem]:
+    """A check's points given as a numeric string are taken, as the benchmark takes them."""
+    points = raw.get("points")
+    if isinstance(points, str) and _number(points) is not None:
+        raw["points"] = _number(points)
+        return [
+            Problem(
+                file=file,
+                path=json_path((*loc, "points")),
+                reason=f"points given as a string ({points!r}): read as a number",
+                severity="warning",
+            )
+        ]
+    return []
 
 
 def _points_problems(file: str, loc: tuple[Any, ...], points: float) -> list[Problem]:
@@ -129,32 +163,43 @@ def _parse_jmespath(
     except ValidationError as exc:
         return None, _validation_problems(file, exc, loc)
     problems = _points_problems(file, loc, m.points)
-    has_expected = "expected_value" in m.model_fields_set
-    has_contains = "contains_value" in m.model_fields_set
-    if has_expected == has_contains:
-        reason = (
-            "both expected_value and contains_value given"
-            if has_expected
-            else "missing expected_value (or contains_value)"
+
+    def warn(reason: str, where: tuple[Any, ...] = loc) -> None:
+        problems.append(
+            Problem(file=file, path=json_path(where), reason=reason, severity="warning")
         )
-        problems.append(Problem(file=file, path=json_path(loc), reason=reason))
+
+    # The benchmark's own order: a non-null expected_value, else a non-null contains_value,
+    # else a check that always fails. Surprising cases are kept, and warned about.
+    mode: Literal["equals", "contains", "never"]
+    if m.expected_value is not None:
+        mode, expected = "equals", m.expected_value
+        if m.contains_value is not None:
+            warn("both expected_value and contains_value: contains_value is ignored")
+    elif m.contains_value is not None:
+        mode, expected = "contains", m.contains_value
+    else:
+        mode, expected = "never", None
+        warn("no expected_value or contains_value (or both null): this check can never pass")
+    if m.contains_value is not None and not isinstance(m.contains_value, str):
+        problems.append(
+            Problem(
+                file=file,
+                path=json_path((*loc, "contains_value")),
+                reason="contains_value must be a string (the benchmark refuses the task)",
+            )
+        )
     try:
         compile_expression(m.query)
     except JMESPathError as exc:
         msg = str(exc).replace("\n", " ")
-        problems.append(
-            Problem(
-                file=file,
-                path=json_path((*loc, "query")),
-                reason=f"JMESPath does not compile: {msg}",
-            )
-        )
+        warn(f"JMESPath does not compile: {msg}; this check can never pass", (*loc, "query"))
     if any(p.severity == "error" for p in problems):
         return None, problems
     check = JmespathCheck(
         query=m.query,
-        mode="contains" if has_contains else "equals",
-        expected=m.contains_value if has_contains else m.expected_value,
+        mode=mode,
+        expected=expected,
         points=float(m.points),
         description=m.description,
         category=m.category,
@@ -244,13 +289,23 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
             Problem(file=file, reason="task file is not inside a family folder", severity="warning")
         )
     weight = sum(c.points for c in checks)
-    if top.points is not None and len(checks) == len(top.evals) and float(top.points) != weight:
+    declared = _number(top.points)
+    if top.points is not None and declared is None:
+        problems.append(
+            Problem(
+                file=file,
+                path="$.points",
+                reason=f"declared points {top.points!r:.40} are not a number: ignored",
+                severity="warning",
+            )
+        )
+    if declared is not None and len(checks) == len(top.evals) and declared != weight:
         problems.append(
             Problem(
                 file=file,
                 path="$.points",
                 reason=(
-                    f"declared points {top.points:g} differ from the sum of check points "
+                    f"declared points {declared:g} differ from the sum of check points "
                     f"{weight:g}; the sum is used"
                 ),
                 severity="warning",
@@ -275,7 +330,7 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
     grading = GradingSpec(
         tier=top.difficulty,
         checks=tuple(checks),
-        declared_points=None if top.points is None else float(top.points),
+        declared_points=declared,
         possible=top.possible,
         metadata=top.metadata,
         extra=extra,

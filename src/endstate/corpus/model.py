@@ -48,7 +48,11 @@ class JmespathCheck(BaseModel):
 
     type: Literal["jmespath"] = "jmespath"
     query: str
-    mode: Literal["equals", "contains"] = "equals"
+    mode: Literal["equals", "contains", "never"] = Field(
+        default="equals",
+        description="equals: expected_value; contains: contains_value; never: neither was given "
+        "(non-null), so the check fails, as in the benchmark.",
+    )
     expected: Any = None
     points: float
     description: str = ""

@@ -1,8 +1,19 @@
-"""Deterministic check semantics, matching the public benchmark's evaluator exactly.
+"""Deterministic check semantics: the public benchmark's evaluator, rule for rule.
 
-Booleans also match the strings "true"/"false" (any case); numbers compare with absolute
-tolerance 1e-9, int and float alike; strings exactly; lists element-wise in order with equal
-length; dicts by equal key sets and element-wise values; null only equals null.
+The reference is its `JMESPathEvaluator` (`_values_match` and `evaluate`). Its rules, some of
+them surprising, are kept exactly so that a score here means what it means there:
+
+- null matches only null;
+- an expected boolean matches a boolean, or the strings "true"/"false" in any case;
+- numbers match when `abs(actual - expected) < 1e-9`, and Python's booleans are numbers there:
+  expected `true` matches `1` and `1.0`, expected `1` matches `true`, expected `false` matches
+  `0` (so `sentFax || faxesSent` expected `true` passes on `false || 1`);
+- strings match exactly; lists element-wise in order with equal length; dicts by equal keys
+  and matching values; anything else by Python's `==`;
+- `contains_value` is Python's `in` on the result: a substring of a string, a member of a list
+  (by `==`), a *key* of a dict; a null result or a type `in` refuses never contains;
+- a check with neither a non-null `expected_value` nor a non-null `contains_value` fails;
+- any exception while querying or comparing fails that check with its reason, never the run.
 """
 
 from __future__ import annotations
@@ -10,54 +21,49 @@ from __future__ import annotations
 from typing import Any
 
 from endstate.corpus.model import JmespathCheck
-from endstate.jmes import JMESPathError, compile_expression
+from endstate.jmes import compile_expression
 
 TOLERANCE = 1e-9
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _bool_text(value: Any) -> bool | None:
-    if isinstance(value, str) and value.lower() in ("true", "false"):
-        return value.lower() == "true"
-    return None
-
-
 def values_match(actual: Any, expected: Any) -> bool:
-    """The benchmark's equality between a query result and an expected value."""
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        a = actual if isinstance(actual, bool) else _bool_text(actual)
-        e = expected if isinstance(expected, bool) else _bool_text(expected)
-        return a is not None and e is not None and a == e
-    if expected is None or actual is None:
-        return expected is None and actual is None
-    if _is_number(expected) or _is_number(actual):
-        return _is_number(expected) and _is_number(actual) and abs(actual - expected) <= TOLERANCE
-    if isinstance(expected, str) or isinstance(actual, str):
-        return isinstance(expected, str) and isinstance(actual, str) and actual == expected
-    if isinstance(expected, list) or isinstance(actual, list):
-        return (
-            isinstance(expected, list)
-            and isinstance(actual, list)
-            and len(actual) == len(expected)
-            and all(values_match(a, e) for a, e in zip(actual, expected, strict=True))
+    """The benchmark's equality between a query result and an expected value.
+
+    May raise (e.g. OverflowError for an integer too large for a float): the caller fails
+    the check, as the benchmark does."""
+    if actual is None and expected is None:
+        return True
+    if actual is None or expected is None:
+        return False
+    if isinstance(expected, bool):
+        if isinstance(actual, bool):
+            return actual == expected
+        if isinstance(actual, str):
+            text = actual.lower()
+            return text in ("true", "false") and expected == (text == "true")
+    if isinstance(expected, int | float) and isinstance(actual, int | float):
+        return bool(abs(actual - expected) < TOLERANCE)
+    if isinstance(expected, str) and isinstance(actual, str):
+        return actual == expected
+    if isinstance(expected, list) and isinstance(actual, list):
+        return len(expected) == len(actual) and all(
+            values_match(a, e) for a, e in zip(actual, expected, strict=True)
         )
     if isinstance(expected, dict) and isinstance(actual, dict):
-        return actual.keys() == expected.keys() and all(
-            values_match(actual[k], expected[k]) for k in expected
+        return set(expected) == set(actual) and all(
+            values_match(actual[k], v) for k, v in expected.items()
         )
-    return False
+    return bool(actual == expected)
 
 
 def contains(actual: Any, value: Any) -> bool:
-    """`contains_value`: a string holds the text, or a list holds a matching element."""
-    if isinstance(actual, str):
-        return isinstance(value, str) and value in actual
-    if isinstance(actual, list):
-        return any(values_match(item, value) for item in actual)
-    return False
+    """`contains_value`: Python's `in` on the query result, as the benchmark does it."""
+    if actual is None:
+        return False
+    try:
+        return bool(value in actual)
+    except TypeError:  # not a container, or an unhashable value asked of a dict
+        return False
 
 
 def _show(value: Any, limit: int = 120) -> str:
@@ -66,18 +72,18 @@ def _show(value: Any, limit: int = 120) -> str:
 
 
 def evaluate(check: JmespathCheck, state: Any) -> tuple[bool, str]:
-    """Run one deterministic check; a query error fails the check with its message."""
+    """Run one deterministic check. Whatever goes wrong fails this check, with its reason."""
+    if check.mode == "never":
+        return False, "no expected_value or contains_value: this check cannot pass"
     try:
         actual = compile_expression(check.query).search(state)
-    except JMESPathError as exc:
-        return False, f"query error: {exc}".replace("\n", " ")
-    if check.mode == "contains":
-        ok = contains(actual, check.expected)
-        verb = "contains" if ok else "does not contain"
-        return (
-            ok,
-            f"{'Match' if ok else 'Mismatch'}: {_show(actual)} {verb} {_show(check.expected)}",
-        )
-    ok = values_match(actual, check.expected)
-    op = "==" if ok else "!="
-    return ok, f"{'Match' if ok else 'Mismatch'}: {_show(actual)} {op} {_show(check.expected)}"
+        if check.mode == "contains":
+            ok = contains(actual, check.expected)
+            verb = "contains" if ok else "does not contain"
+            shown = f"{_show(actual)} {verb} {_show(check.expected)}"
+        else:
+            ok = values_match(actual, check.expected)
+            shown = f"{_show(actual)} {'==' if ok else '!='} {_show(check.expected)}"
+    except Exception as exc:  # the benchmark fails the check on any error; so do we
+        return False, f"error: {type(exc).__name__}: {exc}".replace("\n", " ")
+    return ok, f"{'Match' if ok else 'Mismatch'}: {shown}"

@@ -34,7 +34,11 @@ def _score_one(task: Task, item: StateFile, judge: Judge | None) -> TaskRecord:
         state = read_state(item.path)
     except StateError as exc:
         return unmeasurable(task, item.attempt, str(exc), judge, source)
-    return score_task(task, state, item.attempt, judge, source)
+    try:
+        return score_task(task, state, item.attempt, judge, source)
+    except Exception as exc:  # one poisonous state never stops the scoring of the others
+        reason = f"state could not be scored: {type(exc).__name__}: {exc}"
+        return unmeasurable(task, item.attempt, reason[:500], judge, source)
 
 
 def score_supplied(

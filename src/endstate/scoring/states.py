@@ -31,6 +31,8 @@ def read_state(path: Path) -> Any:
         ) from None
     except UnicodeDecodeError:
         raise StateError(f"{path}: state document is not UTF-8 text") from None
+    except RecursionError:
+        raise StateError(f"{path}: state document is nested too deeply to read") from None
     if not isinstance(data, dict):
         raise StateError(f"{path}: state document is not a JSON object")
     return data

@@ -23,21 +23,28 @@ def render_rubric(check: JudgeCheck, state: Any) -> RubricInput:
 
 
 def _judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | None) -> CheckVerdict:
-    rendered = render_rubric(check, state)
-    base = {
+    base: dict[str, Any] = {
         "index": index,
         "type": check.type,
         "description": check.description,
         "category": check.category,
         "points": check.points,
-        "answer": rendered.answer,
     }
+    try:
+        rendered = render_rubric(check, state)
+    except Exception as exc:  # the benchmark fails a check whose templates cannot render
+        detail = f"error rendering the rubric: {type(exc).__name__}: {exc}"
+        return CheckVerdict(**base, earned=0.0, outcome="fail", detail=detail[:500])
+    base["answer"] = rendered.answer
     if judge is None:
         return CheckVerdict(**base, earned=0.0, outcome="ungraded", detail=NO_JUDGE)
     try:
         verdict = judge.grade(rendered)
     except JudgeUnavailable as exc:
         return CheckVerdict(**base, earned=0.0, outcome="ungraded", detail=str(exc))
+    except Exception as exc:  # whatever the judge did, its points stay ungraded, never guessed
+        detail = f"judge failed: {type(exc).__name__}: {exc}"
+        return CheckVerdict(**base, earned=0.0, outcome="ungraded", detail=detail[:500])
     passed = verdict.grade == 1
     return CheckVerdict(
         **base,
