@@ -33,6 +33,7 @@ from endstate.report.disclosure import offline_disclosure
 from endstate.report.summary import summarize
 from endstate.report.text import render_text, renderable
 from endstate.runs.progress import RunProgress
+from endstate.runs.settings import DEFAULT_JUDGE_URL
 from endstate.scoring.judge import DEFAULT_KEY_ENV, Judge, JudgeConfig
 from endstate.scoring.offline import score_supplied
 
@@ -60,7 +61,6 @@ JudgeBaseUrl = Annotated[str, typer.Option("--judge-base-url", help="OpenAI-comp
 JudgeK = Annotated[int, typer.Option("--judge-k", min=1, help="Judge calls per check.")]
 JudgeTimeout = Annotated[float, typer.Option("--judge-timeout", help="Seconds per call.")]
 JudgeCache = Annotated[Path, typer.Option("--judge-cache", help="SQLite file of cached verdicts.")]
-DEFAULT_JUDGE_URL = "https://api.openai.com/v1"
 DEFAULT_JUDGE_CACHE = Path(".endstate/judge-cache.sqlite")
 
 
@@ -289,25 +289,41 @@ def run(
         typer.Option("--corpus", help="Corpus directory (default: the built-in corpus)."),
     ] = None,
     agent: Annotated[
-        str, typer.Option("--agent", help="null | replay:FILE | command:CMD | llm:MODEL")
-    ] = "null",
+        str | None,
+        typer.Option("--agent", help="null (default) | replay:FILE | command:CMD | llm:MODEL"),
+    ] = None,
     env: Annotated[str, typer.Option("--env", help="Environment.")] = "embedded",
-    attempts: Annotated[int, typer.Option("--attempts", min=1, help="Attempts per task.")] = 1,
-    workers: Annotated[int, typer.Option("--workers", min=1, help="Parallel attempts.")] = 2,
-    max_steps: Annotated[int, typer.Option("--max-steps", min=1)] = 50,
-    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds per attempt.")] = 300,
+    attempts: Annotated[
+        int | None, typer.Option("--attempts", min=1, help="Attempts per task (default 1).")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", min=1, help="Parallel attempts (default 2).")
+    ] = None,
+    max_steps: Annotated[
+        int | None,
+        typer.Option("--max-steps", min=1, help="Actions a built-in agent may take (default 50)."),
+    ] = None,
+    time_limit: Annotated[
+        float | None,
+        typer.Option("--time-limit", min=1, help="Seconds per attempt (default 300)."),
+    ] = None,
     tasks: Annotated[
         str | None, typer.Option("--tasks", help="Task id glob(s), comma-separated.")
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="Directory for run directories.")] = Path(
         "runs"
     ),
-    resume: Annotated[Path | None, typer.Option("--resume", help="Continue a killed run.")] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", help="Continue a stopped run, with its own settings."),
+    ] = None,
     pin: Annotated[
         Path | None,
         typer.Option("--pin", help="Refuse to start unless this manifest's pins match."),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Run seed (episode seeds follow).")] = 0,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Run seed; episode seeds follow (default 0).")
+    ] = None,
     world_seed: Annotated[
         int | None, typer.Option("--world-seed", help="Embedded world seed.")
     ] = None,
@@ -315,19 +331,19 @@ def run(
         str | None, typer.Option("--agent-base-url", help="OpenAI-compatible endpoint (llm).")
     ] = None,
     prompt_mode: Annotated[
-        str, typer.Option("--prompt-mode", help="llm prompt: task | task+guidance")
-    ] = "task",
+        str | None, typer.Option("--prompt-mode", help="llm prompt: task (default) | task+guidance")
+    ] = None,
     agent_env: Annotated[
         list[str] | None,
         typer.Option("--agent-env", help="Environment variable passed to a command agent."),
     ] = None,
     isolation: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--isolation",
             help="command agents: sandbox (default) or none (unsandboxed; reports say so).",
         ),
-    ] = "sandbox",
+    ] = None,
     agent_mount: Annotated[
         list[Path] | None,
         typer.Option(
@@ -343,8 +359,12 @@ def run(
         ),
     ] = None,
     judge_model: JudgeModel = None,
-    judge_base_url: JudgeBaseUrl = DEFAULT_JUDGE_URL,
-    judge_k: JudgeK = 3,
+    judge_base_url: Annotated[
+        str | None, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint.")
+    ] = None,
+    judge_k: Annotated[
+        int | None, typer.Option("--judge-k", min=1, help="Judge calls per check (default 3).")
+    ] = None,
     judge_timeout: JudgeTimeout = 60.0,
     judge_cache: JudgeCache = DEFAULT_JUDGE_CACHE,
 ) -> None:
@@ -353,47 +373,86 @@ def run(
 
     from endstate.agents.registry import AgentOptions, make_agent
     from endstate.runs.session import RunOptions, execute
+    from endstate.runs.settings import RunSettings, settle
+    from endstate.runs.store import RunStore
 
-    if prompt_mode not in ("task", "task+guidance"):
-        raise EndstateError(f"--prompt-mode {prompt_mode!r}: expected task or task+guidance")
-    made = make_agent(
-        agent,
-        AgentOptions(
-            base_url=agent_base_url,
-            prompt_mode=prompt_mode,
-            max_steps=max_steps,
-            pass_env=tuple(agent_env or ()),
-            isolation=isolation,
-            mounts=tuple(agent_mount or ()),
-            egress=tuple(agent_egress or ()),
-        ),
-    )
-    bar = RunProgress(console=err)
-    if corpus is None:
-        from endstate.builtin import builtin_corpus_path
-
-        corpus = builtin_corpus_path()
-    options = RunOptions(
+    given = RunSettings(
         corpus=corpus,
-        agent=made,
-        agent_spec=agent,
-        env=env,
+        agent=agent,
         attempts=attempts,
         workers=workers,
         max_steps=max_steps,
         time_limit=time_limit,
-        judge=_judge(judge_model, judge_base_url, judge_k, judge_timeout, judge_cache),
-        out=out,
-        resume=resume,
         tasks=tasks,
-        pin=pin,
         seed=seed,
         world_seed=world_seed,
+        agent_base_url=agent_base_url,
+        prompt_mode=prompt_mode,
+        agent_env=tuple(agent_env) if agent_env else None,
+        isolation=isolation,
+        agent_mount=tuple(agent_mount) if agent_mount else None,
+        agent_egress=tuple(agent_egress) if agent_egress else None,
+        judge_model=judge_model,
+        judge_base_url=judge_base_url,
+        judge_k=judge_k,
+    )
+    s = settle(given, RunStore(resume).read_manifest() if resume else None)
+    if s.prompt_mode not in ("task", "task+guidance"):
+        raise EndstateError(f"--prompt-mode {s.prompt_mode!r}: expected task or task+guidance")
+    assert s.agent is not None and s.max_steps is not None and s.judge_base_url is not None
+    made = make_agent(
+        s.agent,
+        AgentOptions(
+            base_url=s.agent_base_url,
+            prompt_mode=s.prompt_mode,
+            max_steps=s.max_steps,
+            pass_env=s.agent_env or (),
+            isolation=s.isolation or "sandbox",
+            mounts=s.agent_mount or (),
+            egress=s.agent_egress or (),
+        ),
+    )
+    bar = RunProgress(console=err)
+    chosen = s.corpus
+    if chosen is None:
+        from endstate.builtin import builtin_corpus_path
+
+        chosen = builtin_corpus_path()
+    where: list[Path] = []
+    options = RunOptions(
+        corpus=chosen,
+        agent=made,
+        agent_spec=s.agent,
+        env=env,
+        attempts=s.attempts or 1,
+        workers=s.workers or 2,
+        max_steps=s.max_steps,
+        time_limit=s.time_limit or 300.0,
+        judge=_judge(s.judge_model, s.judge_base_url, s.judge_k or 3, judge_timeout, judge_cache),
+        out=out,
+        resume=resume,
+        tasks=s.tasks,
+        pin=pin,
+        seed=s.seed or 0,
+        world_seed=s.world_seed,
         on_record=bar.record,
         on_start=bar.start,
+        on_store=where.append,
     )
-    with bar.progress:
-        result = asyncio.run(execute(options))
+    try:
+        with bar.progress:
+            result = asyncio.run(execute(options))
+    except KeyboardInterrupt:
+        # Plain lines, never wrapped: the command is meant to be copied.
+        if where:
+            sys.stderr.write(
+                f"\ninterrupted: run directory {where[0]}\n"
+                f"its report counts what is missing as unmeasurable: endstate report {where[0]}\n"
+                f"resume with: endstate run --resume {where[0]}\n"
+            )
+        else:
+            sys.stderr.write("\ninterrupted before the run started: nothing was recorded\n")
+        raise typer.Exit(130) from None
     sys.stdout.write(result.report)
     sys.stdout.write(f"\nrun directory: {result.store.root}\n")
 

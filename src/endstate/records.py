@@ -110,3 +110,33 @@ class TaskRecord(BaseModel):
     def false_success(self) -> bool:
         """The agent claimed it was done, and the end state says otherwise."""
         return self.facts is not None and self.facts.claim == "done" and not self.passed
+
+
+class TaskFacts(BaseModel):
+    """What a report needs of a scheduled task even when no record of it was written."""
+
+    family: str
+    tier: str
+    scenario_label: str | None = None
+    template: str | None = None
+    weight: float
+
+
+NOT_RECORDED = "not recorded: the run stopped before this attempt finished"
+
+
+def not_recorded(task_id: str, attempt: str, facts: TaskFacts | None) -> TaskRecord:
+    """A scheduled attempt with no record: unmeasurable in every report, never dropped."""
+    return TaskRecord(
+        task_id=task_id,
+        attempt=attempt,
+        family=facts.family if facts else "unknown",
+        tier=facts.tier if facts else "unknown",
+        scenario_label=facts.scenario_label if facts else None,
+        template=facts.template if facts else None,
+        status="unmeasurable",
+        score=0.0,
+        earned=0.0,
+        weight=facts.weight if facts else 0.0,
+        error=NOT_RECORDED,
+    )

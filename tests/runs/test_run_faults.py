@@ -258,3 +258,83 @@ def _sandbox_processes() -> list[str]:
         if UID_BASE <= uid < UID_BASE + 100_000_000:
             found.append(pid)
     return found
+
+
+def test_an_interrupted_run_reports_every_scheduled_attempt_and_resumes_as_it_was(
+    embedded_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    corpus = embedded_corpus(2)
+    out = tmp_path / "runs"
+    started = subprocess.run(
+        [
+            *(str(ENDSTATE), "run", "--corpus", str(corpus), "--attempts", "2", "--seed", "7"),
+            *("--workers", "1", "--out", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert started.returncode == 0, started.stderr
+    (run_dir,) = list(out.iterdir())
+    lines = (run_dir / "records.jsonl").read_text().splitlines(keepends=True)
+    (run_dir / "records.jsonl").write_text("".join(lines[:1]))  # as if stopped after one
+
+    report = subprocess.run(
+        [str(ENDSTATE), "report", str(run_dir)], capture_output=True, text=True, timeout=60
+    )
+    assert report.returncode == 0, report.stderr
+    first = report.stdout.splitlines()[0] + report.stdout.splitlines()[1]
+    assert "INTERRUPTED: 1 of 4 attempts recorded" in first
+    assert "Full-credit passes: 0/2" in report.stdout  # the denominator is every task
+    assert "INTERRUPTED: 1 of 4 scheduled attempts recorded; the other 3 count as" in (
+        report.stdout.replace("\n", " ")
+    )
+
+    refused = subprocess.run(
+        [str(ENDSTATE), "run", "--resume", str(run_dir), "--seed", "8"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode == 1
+    assert "--seed 8: the run being resumed used 7" in refused.stderr.replace("\n", " ")
+
+    resumed = subprocess.run(
+        [str(ENDSTATE), "run", "--resume", str(run_dir)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    records = RunStore(run_dir).read_records()
+    assert sorted((r.task_id, r.attempt) for r in records) == [
+        (f"pa-easy-{t}", str(a)) for t in (1, 2) for a in (1, 2)
+    ]
+    text = (run_dir / "report.txt").read_text().replace("\n", " ")
+    assert "resumed 1 time(s)" in text and "INTERRUPTED" not in text
+
+
+def test_ctrl_c_says_where_the_run_is_and_how_to_resume_it(
+    embedded_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    slow = agent_script(tmp_path, "time.sleep(30)\n")
+    out = tmp_path / "runs"
+    proc = subprocess.Popen(
+        [
+            *(str(ENDSTATE), "run", "--corpus", str(embedded_corpus(1)), "--agent", slow),
+            *("--out", str(out), "--workers", "1"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not list(out.glob("*/manifest.json")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    (run_dir,) = list(out.iterdir())
+    assert f"resume with: endstate run --resume {run_dir}" in " ".join(stderr.split())
+    assert "Traceback" not in stderr

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from endstate.build import BuildInfo
 from endstate.corpus.loader import Corpus
-from endstate.records import JudgeIdentity, TaskRecord
+from endstate.records import NOT_RECORDED, JudgeIdentity, TaskRecord
 from endstate.report.summary import Summary
 
 OFFLINE = "not applicable: offline scoring of supplied states"
@@ -145,6 +145,16 @@ def offline_disclosure(
     return Disclosure(items=[DisclosureItem(key=k, title=t, text=x) for k, t, x in items])
 
 
+def interrupted_note(records: list[TaskRecord]) -> str:
+    """For a report's first line: how much of the run was never recorded, if any."""
+    missing = sum(r.error == NOT_RECORDED for r in records)
+    return (
+        f" — INTERRUPTED: {len(records) - missing} of {len(records)} attempts recorded"
+        if missing
+        else ""
+    )
+
+
 def not_isolated(isolation: Any) -> bool:
     """An external agent that ran unsandboxed: every headline must say so."""
     return isolation is not None and isolation.mode == "none"
@@ -187,12 +197,36 @@ def agent_isolation_text(isolation: Any, records: list[TaskRecord]) -> str:
     )
 
 
+def _unmeasurable_reason(error: str) -> str:
+    if error == NOT_RECORDED:
+        return "not recorded (the run stopped first)"
+    if error.startswith("environment"):
+        return "infrastructure (episode could not open)"
+    if error.startswith("infrastructure"):
+        return "infrastructure (the agent's sandbox could not start)"
+    return "end state unreadable"
+
+
+def _run_history(manifest: Any, records: list[TaskRecord]) -> str:
+    missing = sum(r.error == NOT_RECORDED for r in records)
+    parts = []
+    if missing:
+        parts.append(
+            f"INTERRUPTED: {len(records) - missing} of {len(records)} scheduled attempts "
+            f"recorded; the other {missing} count as unmeasurable"
+        )
+    resumed = getattr(manifest, "resumed_at", [])
+    if resumed:
+        parts.append(f"resumed {len(resumed)} time(s) ({', '.join(resumed)})")
+    return "; " + "; ".join(parts) if parts else ""
+
+
 def run_disclosure(manifest: Any, records: list[TaskRecord], summary: Summary) -> Disclosure:
     """Disclosure for a run endstate executed itself, filled from its manifest and records."""
     corpus = manifest.corpus
     n = len(manifest.tasks)
     pin = (
-        f"{corpus.name} ({n} task{'s' if n != 1 else ''} run), "
+        f"{corpus.name} ({n} task{'s' if n != 1 else ''} scheduled), "
         f"tree sha256 {corpus.tree_hash[:16]}…; "
         + ("vendored, lock verified" if corpus.vendored else "not vendored: no lock file")
     )
@@ -202,11 +236,7 @@ def run_disclosure(manifest: Any, records: list[TaskRecord], summary: Summary) -
         else ("selection: none (every corpus task)")
     )
     reasons = Counter(
-        "infrastructure (episode could not open)"
-        if r.error and r.error.startswith("environment")
-        else "end state unreadable"
-        for r in records
-        if r.status == "unmeasurable"
+        _unmeasurable_reason(r.error or "") for r in records if r.status == "unmeasurable"
     )
     unmeasurable = ", ".join(f"{n} {why}" for why, n in reasons.items()) or "none"
     claims = [r for r in records if r.facts is not None]
@@ -222,8 +252,9 @@ def run_disclosure(manifest: Any, records: list[TaskRecord], summary: Summary) -
         (
             "attempts",
             "Attempts and selection",
-            f"{mode}; {manifest.limits.attempts} attempt(s) per task, all recorded and counted "
-            f"(headline uses attempt 1 of each task; never best-of-N); {selection}",
+            f"{mode}; {manifest.limits.attempts} attempt(s) per task, every scheduled attempt "
+            f"counted (headline uses attempt 1 of each task; never best-of-N); {selection}"
+            + _run_history(manifest, records),
         ),
         (
             "pass",

@@ -80,7 +80,8 @@ def _replicates(summary: Summary) -> RenderableType | None:
 
 
 def _disclosure(disclosure: Disclosure) -> Text:
-    text = Text("Disclosure\n", style="bold")
+    # One line per item, never hard-wrapped: a sentence must survive copying and searching.
+    text = Text("Disclosure\n", style="bold", no_wrap=True, overflow="ignore")
     for i, item in enumerate(disclosure.items, start=1):
         text.append(f"{i}. {item.title}: ", style="bold")
         text.append(item.text + "\n")
@@ -89,7 +90,7 @@ def _disclosure(disclosure: Disclosure) -> Text:
 
 def renderable(summary: Summary, disclosure: Disclosure, title: str) -> Group:
     parts: list[RenderableType] = [
-        Text(title, style="bold underline"),
+        Text(title, style="bold underline", no_wrap=True, overflow="ignore"),
         headline(summary),
         Text(""),
         _cell_table("By family", "family", summary.by_family),
@@ -108,8 +109,9 @@ def renderable(summary: Summary, disclosure: Disclosure, title: str) -> Group:
     return Group(*parts)
 
 
-def render_text(summary: Summary, disclosure: Disclosure, title: str, width: int = 110) -> str:
-    """Plain text of the report, for files (no colour codes)."""
+def render_text(summary: Summary, disclosure: Disclosure, title: str, width: int = 4000) -> str:
+    """Plain text of the report, for files (no colour codes). Tables keep their natural
+    width; text lines are never wrapped, so the console is as wide as any line."""
     console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
     console.print(renderable(summary, disclosure, title))
     return console.export_text()

@@ -64,6 +64,7 @@ class EmbeddedEnvironment:
                     "systems": sorted(self.suite.urls),
                     # The bytes every episode is copied from (checked before each copy).
                     "template_sha256": self.suite.template_sha256,
+                    "world_seed": world.seed,
                 },
             )
         return self._info

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from endstate.agents.base import Isolation
 from endstate.build import BuildInfo
-from endstate.records import JudgeIdentity
+from endstate.records import JudgeIdentity, TaskFacts
 from endstate.report.disclosure import DisclosureItem
 
 SCHEMA_VERSION = 1
@@ -84,8 +84,16 @@ class Manifest(BaseModel):
     mode: Literal["scored", "validation"]
     created_at: str
     finished_at: str | None = None
+    resumed_at: list[str] = Field(
+        default_factory=list, description="When the run was resumed after being stopped."
+    )
     corpus: CorpusPin
     tasks: list[str] = Field(description="Task ids in the run, after any selection.")
+    task_facts: dict[str, TaskFacts] = Field(
+        default_factory=dict,
+        description="Family, tier and weight of each task: an attempt never recorded still "
+        "counts, as unmeasurable, in its place.",
+    )
     selection: str | None = Field(default=None, description="The --tasks filter, if any.")
     build: BuildInfo
     agent: AgentPin

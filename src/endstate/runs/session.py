@@ -21,9 +21,10 @@ from endstate import firewall
 from endstate.agents.base import Agent, Isolation, RunResources
 from endstate.build import build_info
 from endstate.corpus.loader import Corpus, load_corpus
+from endstate.corpus.model import Task
 from endstate.errors import EndstateError
-from endstate.records import TaskRecord
-from endstate.report.disclosure import Disclosure, not_isolated, run_disclosure
+from endstate.records import TaskFacts, TaskRecord, not_recorded
+from endstate.report.disclosure import Disclosure, interrupted_note, not_isolated, run_disclosure
 from endstate.report.html import render_html
 from endstate.report.summary import Summary, summarize
 from endstate.report.text import render_text
@@ -69,6 +70,7 @@ class RunOptions:
     environment: Environment | None = None  # an already running environment (not closed here)
     on_record: Callable[[TaskRecord], None] | None = None
     on_start: Callable[[int, int], None] | None = None
+    on_store: Callable[[Path], None] | None = None  # the run directory, once it exists
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -155,7 +157,7 @@ async def shared_browser(needed: bool) -> AsyncIterator[Browser | None]:
 def _manifest(
     opts: RunOptions,
     corpus: Corpus,
-    task_ids: list[str],
+    tasks: list[Task],
     blocked: dict[str, str],
     env: Environment,
     browser: str | None,
@@ -163,6 +165,7 @@ def _manifest(
 ) -> Manifest:
     info = env.info()
     agent = opts.agent
+    task_ids = [t.id for t in tasks]
     return Manifest(
         run_id=datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3),
         mode="scored" if agent.scored else "validation",
@@ -176,6 +179,16 @@ def _manifest(
             imported_at=corpus.lock.imported_at if corpus.lock else None,
         ),
         tasks=task_ids,
+        task_facts={
+            t.id: TaskFacts(
+                family=t.family,
+                tier=t.tier,
+                scenario_label=t.public.scenario_label,
+                template=t.template,
+                weight=t.grading.weight,
+            )
+            for t in tasks
+        },
         selection=opts.tasks,
         build=build_info(),
         agent=AgentPin(
@@ -237,7 +250,7 @@ async def execute(opts: RunOptions) -> RunResult:
         manifest = _manifest(
             opts,
             corpus,
-            task_ids,
+            tasks,
             blocked,
             env,
             browser.version if browser else isolation.details.get("browser_version"),
@@ -258,12 +271,17 @@ async def execute(opts: RunOptions) -> RunResult:
                 f"refusing to resume {store.root}",
                 pin_mismatches(previous, manifest) + selection,
             )
-            manifest = previous
+            manifest = previous.model_copy(
+                update={"resumed_at": [*previous.resumed_at, _now_utc()], "finished_at": None}
+            )
+            store.write_manifest(manifest)
             done = {(r.task_id, r.attempt) for r in store.read_records(repair=True)}
         else:
             store = RunStore(opts.out / manifest.run_id)
             store.create(manifest)
             done = set()
+        if opts.on_store:
+            opts.on_store(store.root)
         plan = RunPlan(
             tasks=tasks,
             attempts=opts.attempts,
@@ -287,6 +305,21 @@ async def execute(opts: RunOptions) -> RunResult:
     return finish(store, manifest)
 
 
+def _now_utc() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def unrecorded(manifest: Manifest, records: list[TaskRecord]) -> list[TaskRecord]:
+    """Scheduled attempts with no record: they count, as unmeasurable, in every report."""
+    have = {(r.task_id, r.attempt) for r in records}
+    return [
+        not_recorded(task, str(a), manifest.task_facts.get(task))
+        for a in range(1, manifest.limits.attempts + 1)
+        for task in manifest.tasks
+        if (task, str(a)) not in have
+    ]
+
+
 def render(
     store: RunStore, manifest: Manifest
 ) -> tuple[list[TaskRecord], Summary, Disclosure, str]:
@@ -298,12 +331,14 @@ def render(
         records = store.read_records()
     except EndstateError as exc:
         raise EndstateError(f"refusing to report run {manifest.run_id}: {exc}") from None
+    records += unrecorded(manifest, records)
     summary = summarize(records)
     disclosure = run_disclosure(manifest, records, summary)
     title = (
         f"endstate run {manifest.run_id} — {manifest.agent.spec} on {manifest.corpus.name} "
         f"({manifest.mode})"
         + (" — NOT ISOLATED: the agent ran unsandboxed" if not_isolated(manifest.isolation) else "")
+        + interrupted_note(records)
     )
     return records, summary, disclosure, render_text(summary, disclosure, title)
 

@@ -1,0 +1,122 @@
+"""A run's settings: the flags given, else — when resuming — the run's own, else defaults.
+
+`endstate run --resume DIR` alone continues a run exactly as it was started. A flag given
+anyway must say what the run already used; a different value is refused, naming the flag,
+because a run is one set of pins and cannot change half-way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from endstate.errors import EndstateError
+from endstate.runs.manifest import Manifest
+
+DEFAULT_JUDGE_URL = "https://api.openai.com/v1"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Every setting a run is started with; None means "not given"."""
+
+    corpus: Path | None = None
+    agent: str | None = None
+    attempts: int | None = None
+    workers: int | None = None
+    max_steps: int | None = None
+    time_limit: float | None = None
+    tasks: str | None = None
+    seed: int | None = None
+    world_seed: int | None = None
+    agent_base_url: str | None = None
+    prompt_mode: str | None = None
+    agent_env: tuple[str, ...] | None = None
+    isolation: str | None = None
+    agent_mount: tuple[Path, ...] | None = None
+    agent_egress: tuple[str, ...] | None = None
+    judge_model: str | None = None
+    judge_base_url: str | None = None
+    judge_k: int | None = None
+
+
+DEFAULTS = RunSettings(
+    agent="null",
+    attempts=1,
+    workers=2,
+    max_steps=50,
+    time_limit=300.0,
+    seed=0,
+    prompt_mode="task",
+    agent_env=(),
+    isolation="sandbox",
+    agent_mount=(),
+    agent_egress=(),
+    judge_base_url=DEFAULT_JUDGE_URL,
+    judge_k=3,
+)
+FLAGS = {f.name: "--" + f.name.replace("_", "-") for f in fields(RunSettings)}
+
+
+def _world_seed(manifest: Manifest) -> int | None:
+    seed = manifest.environment.details.get("world_seed")
+    if isinstance(seed, int):
+        return seed
+    found = re.search(r"-s(\d+)-", manifest.environment.world_id or "")
+    return int(found.group(1)) if found else None
+
+
+def from_manifest(manifest: Manifest) -> RunSettings:
+    """The settings a run was started with, as far as its manifest tells them."""
+    config: dict[str, Any] = manifest.agent.config
+    judge = manifest.judge
+    isolation = manifest.isolation.mode if manifest.isolation else None
+    return RunSettings(
+        corpus=Path(manifest.corpus.root),
+        agent=manifest.agent.spec,
+        attempts=manifest.limits.attempts,
+        workers=manifest.limits.workers,
+        max_steps=manifest.limits.max_steps,
+        time_limit=manifest.limits.time_limit,
+        tasks=manifest.selection,
+        seed=manifest.seed,
+        world_seed=_world_seed(manifest),
+        agent_base_url=config.get("base_url") if manifest.agent.kind == "llm" else None,
+        prompt_mode=config.get("prompt_mode"),
+        agent_env=tuple(config.get("pass_env", ())),
+        isolation=isolation if isolation in ("sandbox", "none") else None,
+        agent_mount=tuple(Path(p) for p in config.get("mounts", ())),
+        agent_egress=tuple(config.get("egress", ())),
+        judge_model=judge.model if judge else None,
+        judge_base_url=judge.endpoint if judge else None,
+        judge_k=judge.k if judge else None,
+    )
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, Path) and isinstance(b, Path):
+        return a.resolve() == b.resolve()
+    if isinstance(a, tuple) and isinstance(b, tuple) and a and isinstance(a[0], Path):
+        return [p.resolve() for p in a] == [Path(p).resolve() for p in b]
+    return bool(a == b)
+
+
+def settle(given: RunSettings, resumed: Manifest | None) -> RunSettings:
+    """The settings to run with; refuses a given flag that contradicts the resumed run."""
+    settled: dict[str, Any] = {}
+    previous = from_manifest(resumed) if resumed else None
+    for f in fields(RunSettings):
+        value = getattr(given, f.name)
+        before = getattr(previous, f.name) if previous else None
+        conflict = value is not None and before is not None and not _same(value, before)
+        if previous is not None and conflict:
+            raise EndstateError(
+                f"{FLAGS[f.name]} {value!r}: the run being resumed used {before!r} "
+                "(omit it to resume the run as it was)"
+            )
+        if value is None:
+            value = before if before is not None else getattr(DEFAULTS, f.name)
+        settled[f.name] = value
+    return replace(RunSettings(), **settled)
