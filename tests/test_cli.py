@@ -197,3 +197,11 @@ def test_one_poisonous_state_never_stops_the_scoring_of_the_others(tmp_path: Pat
     fax = records["mini-fax-easy-1"]
     assert fax["status"] == "failed" and len(fax["checks"]) == 3
     assert records["mini-dme-hard-1"]["status"] == "failed"
+
+
+def test_tasks_for_another_website_are_refused_on_the_embedded_suite(tmp_path: Path) -> None:
+    proc = endstate("run", "--corpus", FIXTURES / "hab-mini", "--out", tmp_path / "runs")
+    assert_one_line_error(
+        proc, "6 of 6 task(s) cannot run on the embedded environment", "mini-portal.example"
+    )
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())

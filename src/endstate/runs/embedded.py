@@ -69,6 +69,13 @@ class EmbeddedEnvironment:
             )
         return self._info
 
+    def unsupported(self, task: PublicTask) -> str | None:
+        website = task.website
+        if website is not None and website.url:
+            # A task written for a website of its own: its records do not exist here.
+            return f"it targets {website.url} (website {website.id!r})"
+        return None
+
     def agent_urls(self) -> list[str]:
         return list(self.suite.urls.values())
 

@@ -59,6 +59,10 @@ class Environment(Protocol):
         """Where the environment keeps state no agent may see (episode databases, templates)."""
         ...
 
+    def unsupported(self, task: PublicTask) -> str | None:
+        """Why this environment cannot run the task (it targets another website), or None."""
+        ...
+
     async def open_episode(self, task: PublicTask, key: str) -> EpisodeHandle: ...
 
     async def read_state(self, episode: EpisodeHandle, page: Page | None) -> dict[str, Any]:

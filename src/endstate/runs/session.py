@@ -119,6 +119,21 @@ async def start_environment(
 
 
 @asynccontextmanager
+async def refusing_foreign_tasks(
+    env: Environment, tasks: list[Task], corpus: Corpus
+) -> AsyncIterator[None]:
+    """Refuse, in one line, tasks this environment cannot run: they could only fail here."""
+    foreign = [(t.id, why) for t in tasks if (why := env.unsupported(t.public))]
+    if foreign:
+        first, why = foreign[0]
+        raise EndstateError(
+            f"{corpus.root}: {len(foreign)} of {len(tasks)} task(s) cannot run on the {env.kind} "
+            f"environment: {first}: {why}; they need the environment of their own website"
+        )
+    yield
+
+
+@asynccontextmanager
 async def started_agent(
     opts: RunOptions, corpus: Corpus, env: Environment, attempts: int
 ) -> AsyncIterator[Agent]:
@@ -243,6 +258,7 @@ async def execute(opts: RunOptions) -> RunResult:
 
     async with (
         start_environment(opts.env, opts.seed, opts.world_seed, opts.environment) as env,
+        refusing_foreign_tasks(env, tasks, corpus),
         started_agent(opts, corpus, env, len(tasks) * opts.attempts) as agent,
         shared_browser(agent.uses_page or env.needs_harness_browser) as browser,
     ):
