@@ -105,7 +105,9 @@ def corpus_lint(path: Annotated[Path, typer.Argument(help="A corpus directory.")
     """Report every problem in one pass; non-zero exit on errors, zero with warnings only."""
     if not path.is_dir():
         raise EndstateError(f"{path}: corpus directory not found")
-    _, problems = read_tasks(path)
+    tasks, problems = read_tasks(path)
+    if not tasks and not problems:
+        raise EndstateError(f"{path}: no task files found (expected FAMILY/TASK.json)")
     for p in problems:
         style = "red" if p.severity == "error" else "yellow"
         out.print(f"[{style}]{p.severity}[/] {p.line()}", highlight=False, soft_wrap=True)
@@ -440,9 +442,9 @@ def run(
         on_store=where.append,
     )
     try:
-        with bar.progress:
-            result = asyncio.run(execute(options))
+        result = asyncio.run(execute(options))
     except KeyboardInterrupt:
+        bar.stop()
         # Plain lines, never wrapped: the command is meant to be copied.
         if where:
             sys.stderr.write(
@@ -453,6 +455,8 @@ def run(
         else:
             sys.stderr.write("\ninterrupted before the run started: nothing was recorded\n")
         raise typer.Exit(130) from None
+    finally:
+        bar.stop()
     sys.stdout.write(result.report)
     sys.stdout.write(f"\nrun directory: {result.store.root}\n")
 
@@ -504,11 +508,11 @@ def main() -> None:
     try:
         app()
     except EndstateError as exc:
-        err.print(f"[red]error:[/] {exc}", highlight=False)
+        err.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(1)
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        err.print(f"[red]error:[/] {where}{exc.strerror or exc}", highlight=False)
+        err.print(f"[red]error:[/] {where}{exc.strerror or exc}", highlight=False, soft_wrap=True)
         sys.exit(1)
 
 

@@ -120,6 +120,7 @@ class TaskFacts(BaseModel):
     scenario_label: str | None = None
     template: str | None = None
     weight: float
+    rubric_checks: int = 0
 
 
 NOT_RECORDED = "not recorded: the run stopped before this attempt finished"

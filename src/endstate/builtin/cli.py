@@ -73,7 +73,7 @@ def _table(results: list[TaskValidation]) -> Table:
 @corpus_extra_app.command("validate")
 def validate_cmd(
     path: Annotated[Path, typer.Argument(help="A corpus of native tasks.")],
-    workers: Annotated[int, typer.Option("--workers", help="Parallel attempts.")] = 2,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Parallel attempts.")] = 2,
     tasks: Annotated[
         str | None, typer.Option("--tasks", help="Only task ids matching these globs (a,b).")
     ] = None,

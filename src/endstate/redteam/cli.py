@@ -56,8 +56,10 @@ def redteam(
     if workspace is not None:
         workspace.mkdir(parents=True, exist_ok=False)
     bar = RunProgress("red team", console=err)
-    with bar.progress:
+    try:
         result = run_redteam(attack, isolation, workspace, on_record=bar.record, on_start=bar.start)
+    finally:
+        bar.stop()
     Console(width=160).print(findings_table(result))
     if json_out is not None:
         json_out.write_text(

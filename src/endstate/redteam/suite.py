@@ -99,7 +99,8 @@ def _survivors() -> list[str]:
         except OSError:
             continue
         if SURVIVOR_MARK in cmdline or UID_BASE <= uid < UID_BASE + 100_000_000:
-            shown = cmdline.replace(b"\0", b" ")[:80].decode(errors="replace")
+            text = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
+            shown = text if len(text) <= 100 else "…" + text[-99:]  # the marker is at the end
             found.append(f"pid {name} (uid {uid}): {shown}")
             with contextlib.suppress(OSError):
                 os.kill(int(name), signal.SIGKILL)  # the red team cleans up after itself

@@ -36,22 +36,46 @@ def corpus_pin(corpus: Corpus) -> str:
     return f"{head}; not vendored: no lock file, hash computed at load"
 
 
-def judge_text(identity: JudgeIdentity | None, records: list[TaskRecord]) -> str:
+def _rubric_checks(corpus: Corpus, records: list[TaskRecord]) -> int:
+    in_scope = {r.task_id for r in records}
+    return sum(
+        c.type == "llm_judge" for t in corpus.tasks if t.id in in_scope for c in t.grading.checks
+    )
+
+
+def _rubric_in_manifest(manifest: Any) -> int:
+    facts = getattr(manifest, "task_facts", {})
+    return sum(f.rubric_checks for f in facts.values())
+
+
+def _count(n: float, noun: str) -> str:
+    return f"{n:g} {noun}" + ("" if n == 1 else "s")
+
+
+def judge_text(
+    identity: JudgeIdentity | None, records: list[TaskRecord], rubric_in_scope: int = 0
+) -> str:
+    """`rubric_in_scope`: rubric checks the tasks hold, evaluated or not."""
     rubric = [c for r in records for c in r.checks if c.type == "llm_judge"]
     ungraded = [c for c in rubric if c.outcome == "ungraded"]
     if not rubric:
+        if rubric_in_scope:
+            return (
+                f"{_count(rubric_in_scope, 'rubric check')} in scope, none evaluated (their "
+                "attempts were unmeasurable or blocked), so no judge was asked"
+            )
         return "no rubric checks in scope: no judge needed"
     if identity is None:
         judge = (
-            f"no judge configured: {len(ungraded)} rubric verdicts "
-            f"({sum(c.points for c in ungraded):g} points) left ungraded; their tasks are "
+            f"no judge configured: {_count(len(ungraded), 'rubric verdict')} "
+            f"({_count(sum(c.points for c in ungraded), 'point')}) left ungraded; their tasks are "
             "flagged and cannot pass"
         )
     else:
         judge = (
             f"judge {identity.model} at {identity.endpoint}, prompt {identity.prompt_version}, "
             f"strict majority of k={identity.k} calls at temperature {identity.temperature:g}; "
-            f"{len(ungraded)} of {len(rubric)} rubric verdicts ungraded (judge errors), "
+            f"{len(ungraded)} of {_count(len(rubric), 'rubric verdict')} ungraded (judge errors), "
             f"{sum(c.cached for c in rubric)} replayed from the authenticated verdict cache; "
             "judge variance not measured in this report"
         )
@@ -139,7 +163,8 @@ def offline_disclosure(
         (
             "judge",
             "Judge variance and replication",
-            f"{judge_text(judge, records)}; {replication_text(summary)}",
+            f"{judge_text(judge, records, _rubric_checks(corpus, records))}; "
+            f"{replication_text(summary)}",
         ),
     ]
     return Disclosure(items=[DisclosureItem(key=k, title=t, text=x) for k, t, x in items])
@@ -299,7 +324,8 @@ def run_disclosure(manifest: Any, records: list[TaskRecord], summary: Summary) -
         (
             "judge",
             "Judge variance and replication",
-            f"{judge_text(manifest.judge, records)}; {replication_text(summary)}",
+            f"{judge_text(manifest.judge, records, _rubric_in_manifest(manifest))}; "
+            f"{replication_text(summary)}",
         ),
     ]
     return Disclosure(items=[DisclosureItem(key=k, title=t, text=x) for k, t, x in items])

@@ -51,6 +51,12 @@ class Summary(BaseModel):
         default_factory=dict, description="Generated tasks only: one cell per template."
     )
     replicates: Replicates | None = None
+    deterministic_passes: int | None = Field(
+        default=None,
+        description="Flagged tasks only matter here: headline tasks passing every deterministic "
+        "check, rubric checks left aside. Secondary, never the headline; None when no task "
+        "was flagged.",
+    )
 
 
 def _attempt_key(label: str) -> tuple[int, int, str]:
@@ -131,7 +137,17 @@ def summarize(records: Sequence[TaskRecord]) -> Summary:
         },
         by_template={k: _cell(v) for k, v in sorted(templates.items())},
         replicates=_replicates(records),
+        deterministic_passes=(
+            sum(_deterministic_pass(r) for r in head) if any(r.flagged for r in head) else None
+        ),
     )
+
+
+def _deterministic_pass(record: TaskRecord) -> bool:
+    if record.status in ("unmeasurable", "blocked"):
+        return False
+    deterministic = [c for c in record.checks if c.type != "llm_judge"]
+    return bool(deterministic) and all(c.outcome == "pass" for c in deterministic)
 
 
 def _tier_order(tier: str) -> tuple[int, str]:

@@ -62,6 +62,12 @@ def headline(summary: Summary) -> Text:
         f"Unmeasurable: {summary.unmeasurable}   Blocked: {summary.blocked}   "
         f"Flagged (ungraded points): {summary.flagged}"
     )
+    if summary.deterministic_passes is not None:
+        text.append(
+            f"\nSecondary, not a score: {summary.deterministic_passes}/{summary.tasks} tasks pass "
+            "every deterministic check with their rubric checks left ungraded",
+            style="dim",
+        )
     return text
 
 

@@ -30,9 +30,18 @@ class RunProgress:
         )
         self.bar = self.progress.add_task("", total=None)
         self.counts = {"passed": 0, "failed": 0, "unmeasurable": 0, "blocked": 0}
+        self.started = False
 
     def start(self, total: int, already: int) -> None:
+        """Shown from the first attempt on: a refusal before it prints one line, no bar."""
+        self.progress.start()
+        self.started = True
         self.progress.update(self.bar, total=total, completed=already)
+
+    def stop(self) -> None:
+        if self.started:
+            self.progress.stop()
+            self.started = False
 
     def record(self, record: TaskRecord) -> None:
         self.counts[record.status] += 1

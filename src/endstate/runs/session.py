@@ -201,6 +201,7 @@ def _manifest(
                 scenario_label=t.public.scenario_label,
                 template=t.template,
                 weight=t.grading.weight,
+                rubric_checks=sum(c.type == "llm_judge" for c in t.grading.checks),
             )
             for t in tasks
         },
