@@ -205,3 +205,8 @@ def test_tasks_for_another_website_are_refused_on_the_embedded_suite(tmp_path: P
         proc, "6 of 6 task(s) cannot run on the embedded environment", "mini-portal.example"
     )
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_lint_of_a_folder_without_tasks_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    assert_one_line_error(endstate("corpus", "lint", tmp_path / "empty"), "no task files found")

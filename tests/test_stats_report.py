@@ -100,3 +100,34 @@ def test_replicates_report_pass_hat_k_and_reliability() -> None:
     assert rep.reliable == 1
     assert rep.pass_hat_k[5] == pytest.approx(0.5)
     assert rep.pass_at_1 == pytest.approx(0.9)
+
+
+def test_a_deterministic_only_line_stands_beside_the_headline_when_rubric_is_ungraded() -> None:
+    from endstate.records import CheckVerdict
+    from endstate.report.disclosure import Disclosure
+    from endstate.report.text import render_text
+
+    def check(kind: str, outcome: str) -> CheckVerdict:
+        earned = 1.0 if outcome == "pass" else 0.0
+        return CheckVerdict(
+            index=0,
+            type=kind,
+            points=1,
+            earned=earned,
+            outcome=outcome,  # type: ignore[arg-type]
+        )
+
+    flagged = rec("a", "1", "failed", 0.5).model_copy(
+        update={"checks": [check("jmespath", "pass"), check("llm_judge", "ungraded")]}
+    )
+    wrong = rec("b", "1", "failed", 0.0).model_copy(
+        update={"checks": [check("jmespath", "fail"), check("llm_judge", "ungraded")]}
+    )
+    summary = summarize([flagged, wrong])
+    assert summary.passes == 0 and summary.deterministic_passes == 1
+    text = render_text(summary, Disclosure(items=[]), "t")
+    assert "Full-credit passes: 0/2" in text
+    assert "Secondary, not a score: 1/2 tasks pass every deterministic check" in text
+    plain = summarize([rec("c", "1", "failed", 0.0)])
+    assert plain.deterministic_passes is None
+    assert "Secondary" not in render_text(plain, Disclosure(items=[]), "t")
