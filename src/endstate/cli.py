@@ -41,11 +41,14 @@ app = typer.Typer(
     name="endstate",
     help="Evaluate healthcare-operations agents from the environment's recorded end state.",
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: no type tags such as <bool> or <list[str]>
     pretty_exceptions_enable=False,
     add_completion=False,
 )
 corpus_app = typer.Typer(
-    help="Vendor, verify, lint, inspect and measure task corpora.", no_args_is_help=True
+    help="Vendor, verify, lint, inspect and measure task corpora.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 app.add_typer(corpus_app, name="corpus")
 app.add_typer(env_app, name="env")
@@ -337,7 +340,9 @@ def run(
     ] = None,
     agent_env: Annotated[
         list[str] | None,
-        typer.Option("--agent-env", help="Environment variable passed to a command agent."),
+        typer.Option(
+            "--agent-env", metavar="NAME", help="Environment variable passed to a command agent."
+        ),
     ] = None,
     isolation: Annotated[
         str | None,
@@ -350,6 +355,7 @@ def run(
         list[Path] | None,
         typer.Option(
             "--agent-mount",
+            metavar="DIR",
             help="Folder a sandboxed command agent may read (default: its program's folder).",
         ),
     ] = None,
@@ -357,6 +363,7 @@ def run(
         list[str] | None,
         typer.Option(
             "--agent-egress",
+            metavar="HOST:PORT",
             help="HOST:PORT a sandboxed command agent may reach (e.g. its model's API).",
         ),
     ] = None,
@@ -493,7 +500,9 @@ def record_cmd(
 
 
 @app.command("report")
-def report(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.", metavar="RUN_DIR")],
+) -> None:
     """Reprint a run's report from its records."""
     from endstate.runs.session import render
     from endstate.runs.store import RunStore

@@ -22,6 +22,7 @@ from endstate.errors import EndstateError
 corpus_extra_app = typer.Typer(
     help="Generate task corpora for the embedded environments and validate them.",
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: no type tags such as <bool> or <list[str]>
 )
 out = Console(width=132)  # the table stays readable when piped
 err = Console(stderr=True)

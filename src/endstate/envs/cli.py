@@ -19,6 +19,7 @@ from endstate.envs.world import DEFAULT_CLOCK, DEFAULT_SEED, generate_world
 env_app = typer.Typer(
     help="Run the embedded environments (EHR, two payer portals, fax) and inspect their world.",
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: no type tags such as <bool> or <list[str]>
 )
 
 SeedOption = Annotated[int, typer.Option("--seed", help="World seed.")]
