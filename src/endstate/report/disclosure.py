@@ -286,7 +286,9 @@ def run_disclosure(manifest: Any, records: list[TaskRecord], summary: Summary) -
             "Pass semantics and denominator",
             "pass = score 1.0 with nothing ungraded (negative checks included); score = points "
             f"earned / sum of check points; headline denominator = all {summary.tasks} tasks, "
-            "unmeasurable and blocked counted as not passed",
+            "unmeasurable and blocked counted as not passed. Negative checks (points for what "
+            "must not happen) are earned by doing nothing, so an idle agent's partial credit is "
+            "highest where tasks hold the most of them, often the hard ones",
         ),
         (
             "grading_access",
