@@ -45,9 +45,11 @@ def test_every_attack_holds_against_the_installed_harness(tmp_path: Path) -> Non
         text=True,
         timeout=900,
     )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "every attack held" in done.stdout
     findings = {f["name"]: f for f in json.loads(out.read_text())["findings"]}
+    broken = {n: f["evidence"] for n, f in findings.items() if f["verdict"] != "held"}
+    assert broken == {}, broken
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "every attack held" in done.stdout
     assert set(findings) == {a.name for a in ATTACKS} | INVARIANTS
     assert {f["verdict"] for f in findings.values()} == {"held"}
     # The evidence shows each attack really ran into its wall, not that it did nothing.

@@ -34,6 +34,7 @@ INSIDE = Path("/run/endstate")
 HOME = "/home/agent"
 CDP_PORT = 9222  # inside the sandbox's own network namespace: no clash between sandboxes
 UID_BASE = 2_000_000_000
+TEARDOWN_SECONDS = 60.0
 AGENT_ID = 1000  # the uid the agent sees inside a user namespace (unprivileged harness)
 # Much the set Playwright launches Chromium with: nothing runs that an agent did not ask for.
 BROWSER_FLAGS = (
@@ -443,8 +444,8 @@ class Sandbox:
                 # has reaped every process in it, so waiting for bubblewrap waits for them all.
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(self.ns_init, signal.SIGKILL)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(proc.wait(), timeout=10)
+                with contextlib.suppress(TimeoutError):  # thousands of processes take a while
+                    await asyncio.wait_for(proc.wait(), timeout=TEARDOWN_SECONDS)
             if proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(proc.pid, signal.SIGKILL)
