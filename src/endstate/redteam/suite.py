@@ -30,7 +30,6 @@ from endstate.agents.command import CommandAgent
 from endstate.errors import EndstateError
 from endstate.records import TaskRecord
 from endstate.redteam.attacks import ATTACKS, BY_NAME, Attack, attack_task, victim_task
-from endstate.sandbox.launch import UID_BASE
 
 HOSTILE_AGENT = Path(__file__).with_name("hostile_agent.py")
 SURVIVOR_MARK = b"es-rt-survivor"
@@ -89,8 +88,9 @@ def _tree_digest(root: Path) -> str:
     return h.hexdigest()
 
 
-def _survivors() -> list[str]:
-    """Processes left by any sandbox: marked survivors, or any uid of the sandbox range."""
+def _survivors(uids: set[int], marked: bool) -> list[str]:
+    """Processes left by this run's sandboxes (their uids), and, without a sandbox, marked
+    survivors. Another run's sandboxes, alive at the same time, are none of this run's."""
     found = []
     for name in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -98,7 +98,7 @@ def _survivors() -> list[str]:
             uid = os.stat(f"/proc/{name}").st_uid
         except OSError:
             continue
-        if SURVIVOR_MARK in cmdline or UID_BASE <= uid < UID_BASE + 100_000_000:
+        if uid in uids or (marked and SURVIVOR_MARK in cmdline):
             text = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
             shown = text if len(text) <= 100 else "…" + text[-99:]  # the marker is at the end
             found.append(f"pid {name} (uid {uid}): {shown}")
@@ -325,7 +325,8 @@ def _invariants(
         "; ".join(injected) or None,
         "no agent-supplied markup or escape sequence in report.html or report.txt",
     )
-    left = _survivors()
+    uids = {r.facts.sandbox.uid for r in records if r.facts and r.facts.sandbox}
+    left = _survivors({u for u in uids if u is not None}, marked=not uids - {None})
     add(
         "no survivors",
         "no process of any attempt outlives it",
