@@ -1,6 +1,8 @@
 """A local HTTP server speaking the OpenAI chat-completions API, so the real client runs.
 
-Each request takes the next scripted behaviour: a reply text, an HTTP status, or a delay.
+Each request takes the next scripted behaviour: a reply text, an HTTP status, a delay, a raw
+body of any content type (to send what a broken server sends), a message content of any JSON
+type, or a body trickled out slowly after prompt headers.
 """
 
 from __future__ import annotations
@@ -14,12 +16,18 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+_UNSET: Any = object()
+
 
 @dataclass
 class Behaviour:
     reply: str | None = None
     status: int = 200
     delay: float = 0.0
+    raw: bytes | None = None  # the whole body, sent as is
+    content_type: str = "application/json"
+    content: Any = _UNSET  # the message content as any JSON value (overrides reply)
+    trickle: float = 0.0  # seconds between body bytes, headers sent at once
 
 
 @dataclass
@@ -59,12 +67,16 @@ class ChatDouble:
                 behaviour = double.next()
                 if behaviour.delay:
                     time.sleep(behaviour.delay)
+                if behaviour.raw is not None:
+                    self._send(behaviour.status, behaviour.raw, behaviour)
+                    return
                 if behaviour.status != 200:
                     payload = json.dumps(
                         {"error": {"message": "scripted failure", "type": "server_error"}}
                     )
-                    self._send(behaviour.status, payload)
+                    self._send(behaviour.status, payload.encode(), behaviour)
                     return
+                content = behaviour.reply if behaviour.content is _UNSET else behaviour.content
                 completion = {
                     "id": f"chatcmpl-{len(double.requests)}",
                     "object": "chat.completion",
@@ -73,22 +85,28 @@ class ChatDouble:
                     "choices": [
                         {
                             "index": 0,
-                            "message": {"role": "assistant", "content": behaviour.reply},
+                            "message": {"role": "assistant", "content": content},
                             "finish_reason": "stop",
                         }
                     ],
                     "usage": {"prompt_tokens": 50, "completion_tokens": 8, "total_tokens": 58},
                 }
-                self._send(200, json.dumps(completion))
+                self._send(200, json.dumps(completion).encode(), behaviour)
 
-            def _send(self, status: int, payload: str) -> None:
-                data = payload.encode()
+            def _send(self, status: int, data: bytes, behaviour: Behaviour) -> None:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", behaviour.content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(data)
+                    if not behaviour.trickle:
+                        self.wfile.write(data)
+                        return
+                    self.wfile.flush()
+                    for i in range(len(data)):
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(behaviour.trickle)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

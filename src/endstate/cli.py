@@ -21,6 +21,20 @@ from rich.table import Table
 from endstate import firewall
 from endstate.build import build_info
 from endstate.builtin.cli import corpus_extra_app
+from endstate.cli_judge import (
+    DEFAULT_JUDGE_CACHE,
+    JudgeBaseUrl,
+    JudgeBudget,
+    JudgeCache,
+    JudgeK,
+    JudgeKeepTrying,
+    JudgeModel,
+    JudgeRejudge,
+    JudgeRequest,
+    JudgeTimeout,
+    err,
+    exit_if_graded_nothing,
+)
 from endstate.corpus import lock as corpus_lock
 from endstate.corpus.loader import load_corpus, read_tasks
 from endstate.corpus.problems import errors, warnings
@@ -34,7 +48,6 @@ from endstate.report.summary import summarize
 from endstate.report.text import render_text, renderable
 from endstate.runs.progress import RunProgress
 from endstate.runs.settings import DEFAULT_JUDGE_URL
-from endstate.scoring.judge import DEFAULT_KEY_ENV, Judge, JudgeConfig
 from endstate.scoring.offline import score_supplied
 
 app = typer.Typer(
@@ -56,15 +69,8 @@ app.command("redteam")(redteam)
 corpus_app.registered_commands.extend(corpus_extra_app.registered_commands)
 
 out = Console()
-err = Console(stderr=True)
 
 # Judge options shared by `score` and `run`.
-JudgeModel = Annotated[str | None, typer.Option("--judge-model", help="Judge model name.")]
-JudgeBaseUrl = Annotated[str, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint.")]
-JudgeK = Annotated[int, typer.Option("--judge-k", min=1, help="Judge calls per check.")]
-JudgeTimeout = Annotated[float, typer.Option("--judge-timeout", help="Seconds per call.")]
-JudgeCache = Annotated[Path, typer.Option("--judge-cache", help="SQLite file of cached verdicts.")]
-DEFAULT_JUDGE_CACHE = Path(".endstate/judge-cache.sqlite")
 
 
 @corpus_app.command("import")
@@ -210,6 +216,9 @@ def score(
     judge_k: JudgeK = 3,
     judge_timeout: JudgeTimeout = 60.0,
     judge_cache: JudgeCache = DEFAULT_JUDGE_CACHE,
+    judge_budget: JudgeBudget = None,
+    judge_rejudge: JudgeRejudge = 0,
+    judge_keep_trying: JudgeKeepTrying = False,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Parallel judge workers.")] = 8,
 ) -> None:
     """Score a directory of recorded end states into task records and print the report.
@@ -217,7 +226,16 @@ def score(
     The judge's API key is read from $ENDSTATE_JUDGE_API_KEY (or $OPENAI_API_KEY).
     """
     loaded = load_corpus(corpus)
-    judge = _judge(judge_model, judge_base_url, judge_k, judge_timeout, judge_cache)
+    judge = JudgeRequest(
+        judge_model,
+        judge_base_url,
+        judge_k,
+        judge_timeout,
+        judge_cache,
+        judge_budget,
+        judge_rejudge,
+        judge_keep_trying,
+    ).make()
     with Progress(
         TextColumn("scoring"),
         BarColumn(),
@@ -271,20 +289,7 @@ def score(
         html_file.parent.mkdir(parents=True, exist_ok=True)
         html_file.write_text(render_html(summary, disclosure, title, result.records))
     out.print(renderable(summary, disclosure, title))
-
-
-def _judge(model: str | None, base_url: str, k: int, timeout: float, cache: Path) -> Judge | None:
-    if not model:
-        return None
-    config = JudgeConfig(
-        model=model,
-        base_url=base_url,
-        k=k,
-        timeout=timeout,
-        api_key_env=DEFAULT_KEY_ENV,
-        cache_path=cache,
-    )
-    return Judge(config)
+    exit_if_graded_nothing(judge, summary)
 
 
 @app.command("run")
@@ -376,6 +381,9 @@ def run(
     ] = None,
     judge_timeout: JudgeTimeout = 60.0,
     judge_cache: JudgeCache = DEFAULT_JUDGE_CACHE,
+    judge_budget: JudgeBudget = None,
+    judge_rejudge: JudgeRejudge = 0,
+    judge_keep_trying: JudgeKeepTrying = False,
 ) -> None:
     """Evaluate an agent end to end: fresh episode per attempt, end state read back and scored."""
     import asyncio
@@ -421,6 +429,16 @@ def run(
             egress=s.agent_egress or (),
         ),
     )
+    judge = JudgeRequest(
+        s.judge_model,
+        s.judge_base_url,
+        s.judge_k or 3,
+        judge_timeout,
+        judge_cache,
+        judge_budget,
+        judge_rejudge,
+        judge_keep_trying,
+    ).make()
     bar = RunProgress(console=err)
     chosen = s.corpus
     if chosen is None:
@@ -437,7 +455,7 @@ def run(
         workers=s.workers or 2,
         max_steps=s.max_steps,
         time_limit=s.time_limit or 300.0,
-        judge=_judge(s.judge_model, s.judge_base_url, s.judge_k or 3, judge_timeout, judge_cache),
+        judge=judge,
         out=out,
         resume=resume,
         tasks=s.tasks,
@@ -466,6 +484,7 @@ def run(
         bar.stop()
     sys.stdout.write(result.report)
     sys.stdout.write(f"\nrun directory: {result.store.root}\n")
+    exit_if_graded_nothing(judge, result.summary)
 
 
 @app.command("record")

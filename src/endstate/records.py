@@ -33,7 +33,27 @@ class CheckVerdict(BaseModel):
     detail: str = Field(default="", description="Why: comparison, query error or judge error.")
     votes: list[int] | None = Field(default=None, description="Judge grades, one per call.")
     answer: str | None = Field(default=None, description="Rendered answer the judge read.")
-    cached: bool = False
+    cached: bool = Field(
+        default=False, description="Replayed from the verdict cache; false: judged in this run."
+    )
+    rejudge_votes: list[int] | None = Field(
+        default=None,
+        description="Grades of a fresh re-judgement of this check (cache bypassed), kept to "
+        "measure the judge's variance; the verdict that counts is `votes`.",
+    )
+
+    @property
+    def split(self) -> bool:
+        """A judge verdict whose calls disagreed."""
+        return bool(self.votes) and len(set(self.votes or ())) > 1
+
+    @property
+    def flipped(self) -> bool | None:
+        """Whether a fresh re-judgement reached the other majority; None: not re-judged."""
+        if self.rejudge_votes is None or self.votes is None:
+            return None
+        again = sum(self.rejudge_votes) * 2 > len(self.rejudge_votes)
+        return again != (self.outcome == "pass")
 
 
 class SandboxFacts(BaseModel):

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from endstate.build import BuildInfo
 from endstate.corpus.loader import Corpus
 from endstate.records import NOT_RECORDED, JudgeIdentity, TaskRecord
-from endstate.report.summary import Summary
+from endstate.report.summary import JudgeStats, Summary, judge_stats
 
 OFFLINE = "not applicable: offline scoring of supplied states"
 
@@ -72,14 +72,36 @@ def judge_text(
             "flagged and cannot pass"
         )
     else:
+        stats = judge_stats(records)
         judge = (
             f"judge {identity.model} at {identity.endpoint}, prompt {identity.prompt_version}, "
             f"strict majority of k={identity.k} calls at temperature {identity.temperature:g}; "
-            f"{len(ungraded)} of {_count(len(rubric), 'rubric verdict')} ungraded (judge errors), "
-            f"{sum(c.cached for c in rubric)} replayed from the authenticated verdict cache; "
-            "judge variance not measured in this report"
+            f"{stats.graded} of {_count(stats.verdicts, 'rubric verdict')} graded "
+            f"({stats.graded - stats.cached} judged in this run, {stats.cached} replayed from "
+            f"the authenticated verdict cache); {_count(stats.split, 'split vote')} (calls "
+            f"disagreed); {_variance(stats)}; {_ungraded(stats)}"
         )
     return judge
+
+
+def _variance(stats: JudgeStats) -> str:
+    if not stats.rejudged:
+        return "judge variance not re-measured: no verdict re-judged (--judge-rejudge N)"
+    return (
+        f"judge variance measured: {_count(stats.rejudged, 'verdict')} re-judged with fresh "
+        f"calls (cache bypassed), {stats.flips} flipped ({stats.flip_rate:.1%})"
+    )
+
+
+def _ungraded(stats: JudgeStats) -> str:
+    ungraded = stats.verdicts - stats.graded
+    if not ungraded:
+        return "none ungraded"
+    reasons = list(stats.ungraded_reasons.items())
+    shown = "; ".join(f"{n}× {reason}" for reason, n in reasons[:3])
+    if len(reasons) > 3:
+        shown += f"; {sum(n for _, n in reasons[3:])}× for other reasons"
+    return f"{ungraded} ungraded, their tasks flagged ({shown})"
 
 
 def replication_text(summary: Summary) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
@@ -34,6 +34,40 @@ class Replicates(BaseModel):
     replicated_tasks: int = 0
 
 
+class JudgeStats(BaseModel):
+    """What the rubric judge did in a run: the facts its variance and failures are read from."""
+
+    verdicts: int = Field(description="Rubric checks evaluated (graded or not).")
+    graded: int
+    split: int = Field(description="Graded verdicts whose k calls disagreed.")
+    cached: int = Field(description="Verdicts replayed from the cache rather than judged afresh.")
+    rejudged: int = Field(description="Verdicts judged again with fresh calls, cache bypassed.")
+    flips: int = Field(description="Re-judged verdicts whose fresh majority differed.")
+    ungraded_reasons: dict[str, int] = Field(
+        default_factory=dict, description="Why rubric checks stayed ungraded, most common first."
+    )
+
+    @property
+    def flip_rate(self) -> float | None:
+        return self.flips / self.rejudged if self.rejudged else None
+
+
+def judge_stats(records: Iterable[TaskRecord]) -> JudgeStats:
+    rubric = [c for r in records for c in r.checks if c.type == "llm_judge"]
+    graded = [c for c in rubric if c.outcome != "ungraded"]
+    rejudged = [c for c in graded if c.flipped is not None]
+    reasons = Counter(c.detail or "no reason recorded" for c in rubric if c.outcome == "ungraded")
+    return JudgeStats(
+        verdicts=len(rubric),
+        graded=len(graded),
+        split=sum(c.split for c in graded),
+        cached=sum(c.cached for c in graded),
+        rejudged=len(rejudged),
+        flips=sum(bool(c.flipped) for c in rejudged),
+        ungraded_reasons=dict(reasons.most_common()),
+    )
+
+
 class Summary(BaseModel):
     tasks: int
     passes: int
@@ -56,6 +90,9 @@ class Summary(BaseModel):
         description="Flagged tasks only matter here: headline tasks passing every deterministic "
         "check, rubric checks left aside. Secondary, never the headline; None when no task "
         "was flagged.",
+    )
+    judge: JudgeStats | None = Field(
+        default=None, description="Over every attempt's rubric checks; None when none ran."
     )
 
 
@@ -140,6 +177,7 @@ def summarize(records: Sequence[TaskRecord]) -> Summary:
         deterministic_passes=(
             sum(_deterministic_pass(r) for r in head) if any(r.flagged for r in head) else None
         ),
+        judge=stats if (stats := judge_stats(records)).verdicts else None,
     )
 
 

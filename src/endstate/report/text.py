@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from endstate.report.disclosure import Disclosure
-from endstate.report.summary import Cell, Summary
+from endstate.report.summary import Cell, JudgeStats, Summary
 
 
 def _pct(x: float) -> str:
@@ -68,7 +68,27 @@ def headline(summary: Summary) -> Text:
             "every deterministic check with their rubric checks left ungraded",
             style="dim",
         )
+    if summary.judge is not None:
+        text.append(f"\nJudge: {judge_line(summary.judge)}")
     return text
+
+
+def judge_line(stats: JudgeStats) -> str:
+    """The judge's variance and failures in one line: never left to the details."""
+    ungraded = stats.verdicts - stats.graded
+    parts = [
+        f"{stats.graded} of {stats.verdicts} rubric verdicts graded",
+        f"{stats.split} split (calls disagreed)",
+    ]
+    if stats.rejudged:
+        parts.append(f"{stats.flips} of {stats.rejudged} re-judged flipped ({stats.flip_rate:.0%})")
+    else:
+        parts.append("variance not re-measured (--judge-rejudge N)")
+    if ungraded:
+        top, n = next(iter(stats.ungraded_reasons.items()))
+        more = f"; {ungraded - n} for other reasons" if ungraded > n else ""
+        parts.append(f"{ungraded} ungraded ({n}: {top}{more})")
+    return ", ".join(parts)
 
 
 def _replicates(summary: Summary) -> RenderableType | None:

@@ -1,34 +1,40 @@
 """The rubric judge: any OpenAI-compatible chat endpoint, k calls, strict majority, disk cache.
 
-A judge never guesses. Not configured, an HTTP error, a timeout or a reply that does not parse
-all leave the check ungraded (`JudgeUnavailable`), and the task that holds it cannot pass.
-
-The verdict cache is authenticated: every row carries an HMAC-SHA256 over its key and value,
-keyed by a secret in a separate file (`<cache>.key`, mode 0600). Whoever can write the cache
-but not read the key cannot plant a verdict: a row that does not verify is a miss (the judge is
-asked again and the row overwritten), counted in `VerdictCache.rejected`, never trusted.
+A judge never guesses. Not configured, unreachable, slow past its deadline, over its budget, or
+answering anything but a reply of the documented shape: the check is ungraded
+(`JudgeUnavailable`), and the task that holds it cannot pass. Nothing a judge sends can raise
+out of scoring.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import hmac
-import json
 import os
-import re
-import secrets
-import sqlite3
-import stat
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ValidationError
+import httpx2
 
-from endstate.errors import EndstateError
 from endstate.records import JudgeIdentity
+from endstate.scoring.deadline import DEADLINE, DeadlineExceeded, DeadlineTransport
+from endstate.scoring.judge_models import JudgeUnavailable, JudgeVerdict, RubricInput
+from endstate.scoring.judge_reply import parse_grade, reply_text
+from endstate.scoring.verdict_cache import VerdictCache, key_path_for
+
+__all__ = [
+    "DEFAULT_KEY_ENV",
+    "PROMPT_VERSION",
+    "Judge",
+    "JudgeConfig",
+    "JudgeUnavailable",
+    "JudgeVerdict",
+    "RubricInput",
+    "VerdictCache",
+    "key_path_for",
+    "parse_grade",
+]
 
 PROMPT_VERSION = "endstate-judge-v1"
 DEFAULT_KEY_ENV = "ENDSTATE_JUDGE_API_KEY"
@@ -42,33 +48,6 @@ SYSTEM_PROMPT = (
 )
 
 
-class RubricInput(BaseModel):
-    """A rubric check rendered against one state document: what the judge reads."""
-
-    description: str
-    context: str
-    answer: str
-    rubric: str
-
-    def user_message(self) -> str:
-        return (
-            f"Check: {self.description}\n"
-            f"Context of the answer: {self.context}\n"
-            f"Answer:\n<<<\n{self.answer}\n>>>\n"
-            f"Rubric: {self.rubric}"
-        )
-
-
-class JudgeVerdict(BaseModel):
-    grade: int
-    votes: list[int]
-    cached: bool = False  # True only for a verdict read back from the cache with a valid MAC
-
-
-class JudgeUnavailable(Exception):
-    """The judge could not grade: the check stays ungraded, never silently zero or full."""
-
-
 @dataclass(frozen=True)
 class JudgeConfig:
     """How to reach a judge. The API key is read from the environment, never recorded."""
@@ -77,10 +56,13 @@ class JudgeConfig:
     base_url: str = "https://api.openai.com/v1"
     k: int = 3
     temperature: float = 0.0
-    timeout: float = 60.0
-    max_retries: int = 2
+    timeout: float = 60.0  # per call, wall clock: connect, headers and the whole body
+    max_retries: int = 2  # per check, shared by its k calls, for transient failures only
     api_key_env: str = DEFAULT_KEY_ENV
     cache_path: Path | None = None
+    budget: float | None = None  # seconds spent waiting on the judge per run; then ungraded
+    give_up_after: int = 3  # identical failures in a row that stop asking (0: never)
+    rejudge: int = 0  # verdicts re-judged with fresh calls, to measure the judge's variance
 
     def identity(self) -> JudgeIdentity:
         return JudgeIdentity(
@@ -92,196 +74,93 @@ class JudgeConfig:
         )
 
 
-_GRADE_KEYS = ("grade", "score")
+class _CallFailed(Exception):
+    def __init__(self, reason: str, transient: bool, timed_out: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.transient = transient
+        self.timed_out = timed_out
 
 
-def parse_grade(reply: str) -> int:
-    """A binary grade from a JSON reply; anything else is unparseable (ValueError)."""
-    text = reply.strip()
-    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", text, re.DOTALL)
-    if fenced:
-        text = fenced.group(1)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"judge reply is not JSON: {reply[:80]!r}") from exc
-    if not isinstance(data, dict):
-        raise ValueError(f"judge reply is not a JSON object: {reply[:80]!r}")
-    for key in _GRADE_KEYS:
-        if key in data:
-            value = data[key]
-            if isinstance(value, bool):
-                return int(value)
-            if isinstance(value, int | float) and value in (0, 1):
-                return int(value)
-            raise ValueError(f"judge grade is not 0 or 1: {value!r}")
-    raise ValueError(f"judge reply has no grade: {reply[:80]!r}")
+def _classify(exc: Exception, timeout: float) -> _CallFailed:
+    """One reason for any failure of a call, and whether trying again could help."""
+    import openai
 
-
-KEY_BYTES = 32
-_MAC_CONTEXT = b"endstate-verdict-cache-v1"
-
-
-def key_path_for(cache: Path) -> Path:
-    """Where the cache's MAC key lives: beside the cache, never inside it."""
-    return cache.with_name(cache.name + ".key")
-
-
-def _create_key(path: Path) -> None:
-    """A fresh random key, published under `path` only complete and only if none exists."""
-    key = secrets.token_bytes(KEY_BYTES)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    _write_new(tmp, key)
-    try:
-        os.link(tmp, path)  # no-replace and atomic: nobody ever reads a partial key
-    except FileExistsError:
-        pass  # another process won the race: everyone uses its key
-    except OSError:  # a filesystem without hard links: create in place, still exclusively
-        with contextlib.suppress(FileExistsError):
-            _write_new(path, key)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-
-
-def _write_new(path: Path, data: bytes) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags, 0o600)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def load_key(path: Path) -> bytes:
-    """The cache's MAC key, created on first use; refused unless private to this user."""
-    if not path.exists() and not path.is_symlink():
-        _create_key(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError as exc:
-        raise EndstateError(
-            f"{path}: cannot open the judge cache key ({exc.strerror or exc}); "
-            "it must be a regular file, not a symlink"
-        ) from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise EndstateError(f"{path}: the judge cache key is not a regular file")
-        if info.st_mode & 0o077:
-            raise EndstateError(
-                f"{path}: the judge cache key is accessible to group or other "
-                f"(mode {stat.S_IMODE(info.st_mode):04o}); refusing it. Make it private "
-                f"(chmod 600 {path}) or delete it (cached verdicts are then re-judged)"
-            )
-        if hasattr(os, "getuid") and info.st_uid != os.getuid():
-            raise EndstateError(
-                f"{path}: the judge cache key belongs to another user (uid {info.st_uid}); "
-                "refusing it"
-            )
-        data = os.read(fd, KEY_BYTES + 1)
-    finally:
-        os.close(fd)
-    if len(data) != KEY_BYTES:
-        raise EndstateError(
-            f"{path}: the judge cache key is not {KEY_BYTES} bytes; delete it to start over "
-            "(cached verdicts are then re-judged)"
-        )
-    return data
-
-
-class VerdictCache:
-    """Verdicts on disk in SQLite, keyed by judge identity + rendered inputs, each row
-    authenticated by an HMAC whose key lives outside the cache file."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.key_path = key_path_for(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._secret = load_key(self.key_path)
-        self._lock = threading.Lock()
-        self.rejected = 0  # rows present but not trusted: bad or missing MAC, unreadable value
-        with self._connect() as db:
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, value TEXT, mac TEXT)"
-            )
-            columns = {row[1] for row in db.execute("PRAGMA table_info(verdicts)")}
-            if "mac" not in columns:  # a cache from before MACs: its rows stay, untrusted
-                db.execute("ALTER TABLE verdicts ADD COLUMN mac TEXT")
-
-    def __repr__(self) -> str:  # never the key
-        return f"VerdictCache({str(self.path)!r})"
-
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=30)
-
-    @staticmethod
-    def key(identity: JudgeIdentity, rendered: RubricInput) -> str:
-        blob = json.dumps(
-            {"judge": identity.model_dump(), "input": rendered.model_dump()}, sort_keys=True
-        )
-        return hashlib.sha256(blob.encode()).hexdigest()
-
-    def mac(self, key: str, value: str) -> str:
-        """HMAC-SHA256 over the row's key and value: a row cannot be forged or moved."""
-        message = b"\0".join((_MAC_CONTEXT, key.encode(), value.encode()))
-        return hmac.new(self._secret, message, hashlib.sha256).hexdigest()
-
-    def get(self, key: str) -> JudgeVerdict | None:
-        """A verified verdict (`cached=True`), or None: absent, or present but not trusted."""
-        with self._lock, self._connect() as db:
-            row = db.execute("SELECT value, mac FROM verdicts WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            return None
-        value, mac = row
-        verdict = self._verify(key, value, mac)
-        if verdict is None:
-            with self._lock:
-                self.rejected += 1
-            return None
-        return verdict.model_copy(update={"cached": True})
-
-    def _verify(self, key: str, value: object, mac: object) -> JudgeVerdict | None:
-        if not isinstance(value, str) or not isinstance(mac, str):
-            return None  # e.g. a row from before MACs
-        if not hmac.compare_digest(mac.encode(), self.mac(key, value).encode()):
-            return None
-        try:
-            return JudgeVerdict.model_validate_json(value)
-        except ValidationError:
-            return None
-
-    def put(self, key: str, verdict: JudgeVerdict) -> None:
-        value = verdict.model_dump_json(exclude={"cached"})
-        with self._lock, self._connect() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO verdicts (key, value, mac) VALUES (?, ?, ?)",
-                (key, value, self.mac(key, value)),
-            )
+    if isinstance(exc, _CallFailed):
+        return exc
+    if isinstance(exc, DeadlineExceeded | httpx2.TimeoutException | openai.APITimeoutError):
+        return _CallFailed(f"judge call cut at its {timeout:g}s limit", True, timed_out=True)
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        return _CallFailed(f"judge endpoint returned HTTP {status}", status == 429 or status >= 500)
+    if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
+        return _CallFailed(f"judge endpoint unreachable ({type(exc).__name__})", True)
+    if isinstance(exc, ValueError):  # parse_grade and reply_text name what was wrong
+        return _CallFailed(str(exc)[:300], False)
+    return _CallFailed(f"judge reply unusable: {type(exc).__name__}: {exc}"[:300], False)
 
 
 class Judge:
     """Grades rendered rubric inputs by majority over k calls to a chat endpoint."""
 
-    def __init__(self, config: JudgeConfig) -> None:
+    def __init__(
+        self, config: JudgeConfig, on_problem: Callable[[str], None] | None = None
+    ) -> None:
         self.config = config
         self.identity = config.identity()
         self.cache = VerdictCache(config.cache_path) if config.cache_path else None
+        self.on_problem = on_problem  # told each new kind of failure, at once
+        self._busy = 0.0  # seconds during which at least one call was in flight, so far
+        self._in_flight = 0
+        self._busy_since = 0.0
+        self.down: str | None = None  # why the judge is no longer asked, if it is not
+        self.rejudged = 0
+        self._lock = threading.Lock()
+        self._last_failure: str | None = None
+        self._repeats = 0
+        self._told: set[str] = set()
         import openai  # deferred: only scoring with a judge pays for the client's import
 
-        self._openai = openai
         self._client = openai.OpenAI(
             base_url=config.base_url,
             api_key=os.environ.get(config.api_key_env)
             or os.environ.get("OPENAI_API_KEY")
             or "none",
-            timeout=config.timeout,
-            max_retries=config.max_retries,
+            max_retries=0,  # retries are ours, inside the check's budget
+            http_client=httpx2.Client(transport=DeadlineTransport()),
         )
 
+    # -- time spent waiting on the judge ----------------------------------------------------
+    @property
+    def spent(self) -> float:
+        """Wall-clock seconds with a call in flight: parallel calls are not counted twice."""
+        with self._lock:
+            return self._busy + (time.monotonic() - self._busy_since if self._in_flight else 0.0)
+
+    def _begin(self) -> float:
+        """Starts a call; returns the seconds it may take (its timeout or the budget left)."""
+        left = None if self.config.budget is None else self.config.budget - self.spent
+        if left is not None and left <= 0:
+            raise JudgeUnavailable(self._budget_reason())
+        with self._lock:
+            if not self._in_flight:
+                self._busy_since = time.monotonic()
+            self._in_flight += 1
+        return self.config.timeout if left is None else min(self.config.timeout, left)
+
+    def _end(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._busy += time.monotonic() - self._busy_since
+
+    def _budget_reason(self) -> str:
+        return f"judge budget of {self.config.budget:g}s spent"
+
+    # -- one call ---------------------------------------------------------------------------
     def _call(self, rendered: RubricInput) -> int:
-        openai = self._openai
+        limit = self._begin()
+        token = DEADLINE.set(time.monotonic() + limit)
         try:
             response = self._client.chat.completions.create(
                 model=self.config.model,
@@ -291,32 +170,75 @@ class Judge:
                     {"role": "user", "content": rendered.user_message()},
                 ],
             )
-        except openai.APITimeoutError as exc:
-            raise JudgeUnavailable(f"judge timed out after {self.config.timeout:g}s") from exc
-        except openai.APIStatusError as exc:
-            raise JudgeUnavailable(f"judge endpoint returned HTTP {exc.status_code}") from exc
-        except openai.APIError as exc:
-            raise JudgeUnavailable(
-                f"judge endpoint error: {exc.__class__.__name__}: {exc}"
-            ) from exc
-        choices: list[Any] = list(response.choices or [])
-        content = choices[0].message.content if choices else None
-        if not content:
-            raise JudgeUnavailable("judge reply was empty")
-        try:
-            return parse_grade(content)
-        except ValueError as exc:
-            raise JudgeUnavailable(str(exc)) from exc
+            return parse_grade(reply_text(response))
+        except Exception as exc:  # nothing a judge sends may raise out of scoring
+            failure = _classify(exc, self.config.timeout)
+            if failure.timed_out and limit < self.config.timeout:
+                raise _CallFailed(self._budget_reason(), False) from exc
+            raise failure from exc
+        finally:
+            DEADLINE.reset(token)
+            self._end()
 
-    def grade(self, rendered: RubricInput) -> JudgeVerdict:
-        """Majority of k grades; every call must succeed or the check stays ungraded."""
+    def _votes(self, rendered: RubricInput) -> list[int]:
+        """k votes; transient failures retried while the check's retries last."""
+        retries = self.config.max_retries
+        votes: list[int] = []
+        while len(votes) < self.config.k:
+            try:
+                votes.append(self._call(rendered))
+            except _CallFailed as exc:
+                if exc.transient and retries > 0:
+                    retries -= 1
+                    continue
+                raise JudgeUnavailable(exc.reason) from exc
+        return votes
+
+    # -- a check ----------------------------------------------------------------------------
+    def grade(self, rendered: RubricInput, fresh: bool = False) -> JudgeVerdict:
+        """Majority of k grades; every call must succeed or the check stays ungraded.
+
+        `fresh` asks the judge even when the cache holds a verdict (and does not replace it)."""
+        if self.down is not None:
+            raise JudgeUnavailable(self.down)
         key = VerdictCache.key(self.identity, rendered) if self.cache else ""
-        if self.cache:
+        if self.cache and not fresh:
             hit = self.cache.get(key)
             if hit is not None:
                 return hit
-        votes = [self._call(rendered) for _ in range(self.config.k)]
+        try:
+            votes = self._votes(rendered)
+        except JudgeUnavailable as exc:
+            self._failed(str(exc))
+            raise
+        self._succeeded()
         verdict = JudgeVerdict(grade=int(sum(votes) * 2 > len(votes)), votes=votes)
-        if self.cache:
+        if self.cache and not fresh:
             self.cache.put(key, verdict)
         return verdict
+
+    def want_rejudge(self) -> bool:
+        """Whether the next verdict should also be judged afresh (`rejudge` of them per run)."""
+        with self._lock:
+            if self.rejudged >= self.config.rejudge:
+                return False
+            self.rejudged += 1
+            return True
+
+    def _succeeded(self) -> None:
+        with self._lock:
+            self._last_failure, self._repeats = None, 0
+
+    def _failed(self, reason: str) -> None:
+        with self._lock:
+            self._repeats = self._repeats + 1 if reason == self._last_failure else 1
+            self._last_failure = reason
+            new = reason not in self._told
+            self._told.add(reason)
+            limit = self.config.give_up_after
+            if limit and self._repeats >= limit and not reason.startswith("judge budget"):
+                self.down = (
+                    f"judge not asked again after {self._repeats} identical failures: {reason}"
+                )
+        if new and self.on_problem is not None:
+            self.on_problem(reason)

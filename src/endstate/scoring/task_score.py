@@ -53,7 +53,18 @@ def _judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | Non
         detail=f"judge majority {sum(verdict.votes)}/{len(verdict.votes)}",
         votes=verdict.votes,
         cached=verdict.cached,
+        rejudge_votes=_rejudge(judge, rendered),
     )
+
+
+def _rejudge(judge: Judge, rendered: RubricInput) -> list[int] | None:
+    """Fresh votes for a sample of verdicts, to measure variance; a failure measures nothing."""
+    if not judge.want_rejudge():
+        return None
+    try:
+        return judge.grade(rendered, fresh=True).votes
+    except Exception:  # the verdict stands; only the measurement is lost
+        return None
 
 
 def _jmespath_verdict(index: int, check: JmespathCheck, state: Any) -> CheckVerdict:
