@@ -93,7 +93,7 @@ def test_missing_and_unreadable_states_are_unmeasurable_not_dropped(
     assert by_key["a-easy-1", "2"].status == "failed"
     bad = by_key["a-easy-10", "1"]
     assert bad.status == "unmeasurable" and bad.score == 0 and "a-easy-10.json" in (bad.error or "")
-    assert "not JSON" in (bad.error or "")
+    assert "not valid JSON" in (bad.error or "")
     assert by_key["b-hard-2", "1"].status == "unmeasurable"
     assert by_key["b-hard-2", "1"].error == "no state document supplied"
     assert [p.name for p in result.unknown_files] == ["stray-task.json"]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -32,9 +32,9 @@ from endstate.cli_judge import (
     JudgeRejudge,
     JudgeRequest,
     JudgeTimeout,
-    err,
     exit_if_graded_nothing,
 )
+from endstate.console import err, labelled, out
 from endstate.corpus import lock as corpus_lock
 from endstate.corpus.loader import load_corpus, read_tasks
 from endstate.corpus.problems import errors, warnings
@@ -49,6 +49,7 @@ from endstate.report.text import render_text, renderable
 from endstate.runs.progress import RunProgress
 from endstate.runs.settings import DEFAULT_JUDGE_URL
 from endstate.scoring.offline import score_supplied
+from endstate.scoring.states import shown
 
 app = typer.Typer(
     name="endstate",
@@ -68,7 +69,6 @@ app.add_typer(env_app, name="env")
 app.command("redteam")(redteam)
 corpus_app.registered_commands.extend(corpus_extra_app.registered_commands)
 
-out = Console()
 
 # Judge options shared by `score` and `run`.
 
@@ -89,7 +89,7 @@ def corpus_import(
     bad = errors(problems)
     if bad:
         for p in bad:
-            err.print(f"[red]error[/] {src}/{p.line()}", highlight=False)
+            err.print(labelled("error", "red", f"{src}/{p.line()}"), highlight=False)
         raise EndstateError(f"{src}: {len(bad)} error(s); fix them before importing")
     lock = corpus_lock.vendor(src, into / name, name, force=force)
     out.print(
@@ -119,7 +119,7 @@ def corpus_lint(path: Annotated[Path, typer.Argument(help="A corpus directory.")
         raise EndstateError(f"{path}: no task files found (expected FAMILY/TASK.json)")
     for p in problems:
         style = "red" if p.severity == "error" else "yellow"
-        out.print(f"[{style}]{p.severity}[/] {p.line()}", highlight=False, soft_wrap=True)
+        out.print(labelled(p.severity, style, p.line()), highlight=False, soft_wrap=True)
     n_err, n_warn = len(errors(problems)), len(warnings(problems))
     out.print(f"{n_err} error(s), {n_warn} warning(s)")
     if n_err:
@@ -271,11 +271,15 @@ def score(
     )
     for path in result.unknown_files:
         err.print(
-            f"[yellow]warning[/] {path}: matches no task in {corpus}; not scored", highlight=False
+            labelled(
+                "warning", "yellow", f"{shown(path)}: matches no task in {corpus}; not scored"
+            ),
+            highlight=False,
+            soft_wrap=True,
         )
     for record in result.records:
         if record.status == "unmeasurable" and record.state_source:
-            err.print(f"[yellow]unmeasurable[/] {record.error}", highlight=False, soft_wrap=True)
+            err.print(labelled("unmeasurable", "yellow", record.error or ""), soft_wrap=True)
     if out_file:
         out_file.parent.mkdir(parents=True, exist_ok=True)
         out_file.write_text("".join(r.model_dump_json() + "\n" for r in result.records))
@@ -288,7 +292,7 @@ def score(
 
         html_file.parent.mkdir(parents=True, exist_ok=True)
         html_file.write_text(render_html(summary, disclosure, title, result.records))
-    out.print(renderable(summary, disclosure, title))
+    out.print(renderable(summary, disclosure, title), crop=False)  # never cut a disclosure
     exit_if_graded_nothing(judge, summary)
 
 
@@ -507,15 +511,14 @@ def record_cmd(
     task = load_corpus(corpus).task(task_id)
 
     def say(line: str) -> None:
-        err.print(line, highlight=False, markup=False)
+        err.print(line, highlight=False)
 
     if actions is not None:
         with actions.open() as stream:
             kept = asyncio.run(record(task, stream, out, say, headed, world_seed))
     else:
         kept = asyncio.run(record(task, sys.stdin, out, say, headed, world_seed))
-    out_console = Console()
-    out_console.print(f"wrote {out} ({kept} actions)", highlight=False)
+    sys.stdout.write(f"wrote {out} ({kept} actions)\n")
 
 
 @app.command("report")
@@ -533,14 +536,18 @@ def report(
 
 def main() -> None:
     """Entry point: bad input ends in one clear line and a non-zero exit, never a traceback."""
+    for stream in (sys.stdout, sys.stderr):  # a name or value that is not valid Unicode
+        if isinstance(stream, io.TextIOWrapper):  # prints escaped rather than raising
+            stream.reconfigure(errors="backslashreplace")
     try:
         app()
     except EndstateError as exc:
-        err.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        err.print(labelled("error:", "red", str(exc)), highlight=False, soft_wrap=True)
         sys.exit(1)
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        err.print(f"[red]error:[/] {where}{exc.strerror or exc}", highlight=False, soft_wrap=True)
+        reason = f"{where}{exc.strerror or exc}"
+        err.print(labelled("error:", "red", reason), highlight=False, soft_wrap=True)
         sys.exit(1)
 
 

@@ -8,13 +8,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
+from endstate.console import err
 from endstate.report.summary import Summary
 from endstate.scoring.judge import DEFAULT_KEY_ENV, Judge, JudgeConfig
-
-err = Console(stderr=True)  # the CLI's one stderr console: progress bars and notes share it
 
 JudgeModel = Annotated[str | None, typer.Option("--judge-model", help="Judge model name.")]
 JudgeBaseUrl = Annotated[str, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint.")]

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
+
+from endstate.jsonfile import printable
 
 CheckOutcome = Literal["pass", "fail", "ungraded"]
 TaskStatus = Literal["passed", "failed", "unmeasurable", "blocked"]
+# Text that may carry what an end state or a file name held: lone surrogates escaped, so a
+# record can always be written as JSON.
+SafeText = Annotated[str, AfterValidator(printable)]
 
 
 class JudgeIdentity(BaseModel):
@@ -30,9 +35,9 @@ class CheckVerdict(BaseModel):
     points: float = Field(description="The check's weight.")
     earned: float
     outcome: CheckOutcome
-    detail: str = Field(default="", description="Why: comparison, query error or judge error.")
+    detail: SafeText = Field(default="", description="Why: comparison, query error or judge error.")
     votes: list[int] | None = Field(default=None, description="Judge grades, one per call.")
-    answer: str | None = Field(default=None, description="Rendered answer the judge read.")
+    answer: SafeText | None = Field(default=None, description="Rendered answer the judge read.")
     cached: bool = Field(
         default=False, description="Replayed from the verdict cache; false: judged in this run."
     )
@@ -103,7 +108,7 @@ class TaskRecord(BaseModel):
     """One attempt at one task, scored from the end state the environment recorded."""
 
     task_id: str
-    attempt: str
+    attempt: SafeText
     family: str
     tier: str
     scenario_label: str | None = None
@@ -116,8 +121,8 @@ class TaskRecord(BaseModel):
     flagged: bool = Field(default=False, description="Some points were left ungraded.")
     checks: list[CheckVerdict] = Field(default_factory=list)
     judge: JudgeIdentity | None = None
-    state_source: str | None = Field(default=None, description="Where the end state was read.")
-    error: str | None = Field(default=None, description="Why unmeasurable or blocked.")
+    state_source: SafeText | None = Field(default=None, description="Where the end state was read.")
+    error: SafeText | None = Field(default=None, description="Why unmeasurable or blocked.")
     facts: AttemptFacts | None = Field(
         default=None, description="Set when endstate ran the attempt."
     )

@@ -12,9 +12,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from endstate.builtin import BUILTIN_COUNT, BUILTIN_SEED
 from endstate.builtin.generator import generate_corpus
+from endstate.console import err
 from endstate.corpus.loader import load_corpus
 from endstate.corpus.validate import TaskValidation, validate_tasks
 from endstate.errors import EndstateError
@@ -24,8 +26,7 @@ corpus_extra_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,  # plain help: no type tags such as <bool> or <list[str]>
 )
-out = Console(width=132)  # the table stays readable when piped
-err = Console(stderr=True)
+out = Console(width=132, markup=False)  # the table stays readable when piped
 
 
 @corpus_extra_app.command("generate")
@@ -49,8 +50,8 @@ def generate_cmd(
     )
 
 
-def _mark(ok: bool) -> str:
-    return "[green]yes[/]" if ok else "[red]NO[/]"
+def _mark(ok: bool, yes: str = "yes", no: str = "NO") -> Text:
+    return Text(yes, style="green") if ok else Text(no, style="red")
 
 
 def _table(results: list[TaskValidation]) -> Table:
@@ -63,10 +64,10 @@ def _table(results: list[TaskValidation]) -> Table:
             v.template_id,
             v.tier,
             _mark(v.solvable),
-            "[green]fails[/]" if v.discriminating else "[red]PASSES[/]",
+            _mark(v.discriminating, "fails", "PASSES"),
             f"{v.caught}/{len(v.mutations)}",
             f"{len(v.exercised)}/{v.checks}",
-            "[green]ok[/]" if v.ok else "[red]FAIL[/]",
+            _mark(v.ok, "ok", "FAIL"),
         )
     return table
 
@@ -117,7 +118,7 @@ def validate_cmd(
     failed = [v for v in results if not v.ok]
     for v in failed:
         for reason in v.reasons():
-            out.print(f"[red]{v.task_id}[/]: {reason}", highlight=False, soft_wrap=True)
+            out.print(Text.assemble((v.task_id, "red"), f": {reason}"), soft_wrap=True)
     total_m = sum(len(v.mutations) for v in results)
     caught = sum(v.caught for v in results)
     ungraded = sum(len(v.reference.ungraded) for v in results if v.reference)

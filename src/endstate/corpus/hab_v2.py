@@ -7,6 +7,7 @@ with exactly the same wording.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, ValidationError
@@ -20,7 +21,7 @@ from endstate.corpus.model import (
     Task,
     Website,
 )
-from endstate.corpus.problems import Problem, json_path
+from endstate.corpus.problems import Problem, id_problem, json_path
 from endstate.corpus.templates import TemplateSyntaxError, check_template
 from endstate.jmes import JMESPathError, compile_expression
 
@@ -114,13 +115,13 @@ def _number(value: Any) -> float | None:
     """A number, or a numeric string as the benchmark's lax float fields take it."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
+    try:
+        if isinstance(value, int | float):
+            return float(value)
+        if isinstance(value, str):
             return float(value.strip())
-        except ValueError:
-            return None
+    except (ValueError, OverflowError):  # not a number, or an integer beyond any float
+        return None
     return None
 
 
@@ -141,6 +142,14 @@ def _lax_points(file: str, loc: tuple[Any, ...], raw: dict[str, Any]) -> list[Pr
 
 
 def _points_problems(file: str, loc: tuple[Any, ...], points: float) -> list[Problem]:
+    if not math.isfinite(points):
+        return [
+            Problem(
+                file=file,
+                path=json_path((*loc, "points")),
+                reason=f"points {points} are not a finite number",
+            )
+        ]
     if points < 0:
         return [Problem(file=file, path=json_path((*loc, "points")), reason="negative points")]
     if points == 0:
@@ -153,6 +162,27 @@ def _points_problems(file: str, loc: tuple[Any, ...], points: float) -> list[Pro
             )
         ]
     return []
+
+
+def query_trouble(query: str) -> str | None:
+    """Why a query can never pass: it does not compile, or it raises on a document of any
+    shape (e.g. a slice step of 0, a literal too large for a float). Scoring fails such a
+    check; lint says so beforehand."""
+    try:
+        expression = compile_expression(query)
+    except JMESPathError as exc:
+        return f"JMESPath does not compile: {exc}".replace("\n", " ")[:300]
+    except Exception as exc:  # the parser's own limits: recursion, sizes
+        return f"JMESPath does not compile: {type(exc).__name__}"
+    try:
+        expression.search({})
+    except JMESPathError:  # a type error on an empty document says nothing of a real one
+        return None
+    except Exception as exc:
+        return f"JMESPath raises {type(exc).__name__} when evaluated ({exc})".replace("\n", " ")[
+            :300
+        ]
+    return None
 
 
 def _parse_jmespath(
@@ -189,11 +219,9 @@ def _parse_jmespath(
                 reason="contains_value must be a string (the benchmark refuses the task)",
             )
         )
-    try:
-        compile_expression(m.query)
-    except JMESPathError as exc:
-        msg = str(exc).replace("\n", " ")
-        warn(f"JMESPath does not compile: {msg}; this check can never pass", (*loc, "query"))
+    trouble = query_trouble(m.query)
+    if trouble:
+        warn(f"{trouble}; this check can never pass", (*loc, "query"))
     if any(p.severity == "error" for p in problems):
         return None, problems
     check = JmespathCheck(
@@ -251,6 +279,9 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
         return None, found
 
     problems: list[Problem] = []
+    unsafe = id_problem(file, "$.id", top.id)
+    if unsafe:
+        problems.append(unsafe)
     checks: list[Check] = []
     for i, raw in enumerate(top.evals):
         check, found = _parse_check(file, i, raw)
@@ -289,6 +320,8 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
             Problem(file=file, reason="task file is not inside a family folder", severity="warning")
         )
     weight = sum(c.points for c in checks)
+    if not math.isfinite(weight):
+        problems.append(Problem(file=file, path="$.evals", reason="check points sum to infinity"))
     declared = _number(top.points)
     if top.points is not None and declared is None:
         problems.append(

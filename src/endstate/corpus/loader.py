@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +11,7 @@ from endstate.corpus.lock import CorpusLock, compare, corpus_files, hash_tree, r
 from endstate.corpus.model import Task
 from endstate.corpus.problems import Problem, errors
 from endstate.errors import CorpusError
+from endstate.jsonfile import JsonRefused, decode
 
 
 @dataclass
@@ -52,17 +52,12 @@ def read_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
         rel = path.relative_to(root).as_posix()
         family = path.relative_to(root).parts[0] if len(path.relative_to(root).parts) > 1 else ""
         try:
-            data = json.loads(path.read_bytes())
-        except json.JSONDecodeError as exc:
-            problems.append(
-                Problem(
-                    file=rel,
-                    reason=f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-                )
-            )
+            data = decode(path.read_bytes(), strict=True)
+        except JsonRefused as exc:
+            problems.append(Problem(file=rel, path=exc.path, reason=exc.reason))
             continue
-        except UnicodeDecodeError:
-            problems.append(Problem(file=rel, reason="not valid UTF-8 text"))
+        except OSError as exc:
+            problems.append(Problem(file=rel, reason=f"cannot read: {exc.strerror or exc}"))
             continue
         parse = native.parse_task if native.is_native(data) else hab_v2.parse_task
         task, found = parse(rel, family, data)

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from endstate.corpus import hab_v2
 from endstate.corpus.model import Check, GradingSpec, PublicTask, Task, Website
-from endstate.corpus.problems import Problem
+from endstate.corpus.problems import Problem, id_problem
 
 FORMAT = "endstate-native-v1"
 KNOWN_TIERS = hab_v2.KNOWN_TIERS
@@ -110,6 +110,9 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
                 found += _check_problems(file, i, raw)[1]
         return None, found
     problems: list[Problem] = []
+    unsafe = id_problem(file, "$.id", top.id)
+    if unsafe:
+        problems.append(unsafe)
     if top.format != FORMAT:
         problems.append(
             Problem(file=file, path="$.format", reason=f"unknown format {top.format!r}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -28,6 +29,23 @@ def json_path(loc: Iterable[int | str], root: str = "$") -> str:
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else f".{part}"
     return out
+
+
+# Task ids name files (`<id>.json` states), folders and URLs: nothing that can climb out of a
+# folder, hide in a terminal or be empty.
+SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]{0,199}")
+
+
+def id_problem(file: str, path: str, value: str) -> Problem | None:
+    """An error if a task id is unsafe to use as a file name, folder or URL part."""
+    if SAFE_ID.fullmatch(value) and ".." not in value:
+        return None
+    return Problem(
+        file=file,
+        path=path,
+        reason=f"unsafe task id {value[:60]!r}: use 1-200 letters, digits and . _ : @ + - "
+        "(starting with a letter or digit, no '..')",
+    )
 
 
 def errors(problems: Sequence[Problem]) -> list[Problem]:

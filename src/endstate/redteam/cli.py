@@ -11,7 +11,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from endstate.console import err
 from endstate.redteam.attacks import ATTACKS
 from endstate.redteam.suite import RedTeamResult, run_redteam
 from endstate.runs.progress import RunProgress
@@ -31,7 +33,7 @@ def findings_table(result: RedTeamResult) -> Table:
     table.add_column("verdict")
     table.add_column("evidence", overflow="fold")
     for f in result.findings:
-        table.add_row(f.name, f.threat, f"[{STYLES[f.verdict]}]{f.verdict}[/]", f.evidence)
+        table.add_row(f.name, f.threat, Text(f.verdict, style=STYLES[f.verdict]), f.evidence)
     return table
 
 
@@ -52,7 +54,6 @@ def redteam(
     ] = None,
 ) -> None:
     """Attack the installed harness with hostile command agents; non-zero exit if any broke."""
-    err = Console(stderr=True)
     if workspace is not None:
         workspace.mkdir(parents=True, exist_ok=False)
     bar = RunProgress("red team", console=err)
@@ -60,7 +61,7 @@ def redteam(
         result = run_redteam(attack, isolation, workspace, on_record=bar.record, on_start=bar.start)
     finally:
         bar.stop()
-    Console(width=160).print(findings_table(result))
+    Console(width=160, markup=False).print(findings_table(result))
     if json_out is not None:
         json_out.write_text(
             json.dumps(

@@ -138,6 +138,6 @@ def renderable(summary: Summary, disclosure: Disclosure, title: str) -> Group:
 def render_text(summary: Summary, disclosure: Disclosure, title: str, width: int = 4000) -> str:
     """Plain text of the report, for files (no colour codes). Tables keep their natural
     width; text lines are never wrapped, so the console is as wide as any line."""
-    console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
+    console = Console(file=io.StringIO(), width=width, record=True, color_system=None, markup=False)
     console.print(renderable(summary, disclosure, title))
     return console.export_text()

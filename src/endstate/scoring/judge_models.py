@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from endstate.records import SafeText
+
 
 class RubricInput(BaseModel):
-    """A rubric check rendered against one state document: what the judge reads."""
+    """A rubric check rendered against one state document: what the judge reads (text an end
+    state held that is not valid Unicode reaches the judge escaped, as it reaches records)."""
 
-    description: str
-    context: str
-    answer: str
-    rubric: str
+    description: SafeText
+    context: SafeText
+    answer: SafeText
+    rubric: SafeText
 
     def user_message(self) -> str:
         return (

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-import json
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from endstate.errors import StateError
+from endstate.jsonfile import JsonRefused, decode, printable
+
+
+def shown(path: Path) -> str:
+    """A path as text that can always be printed (undecodable names come back escaped)."""
+    return printable(str(path))
 
 
 @dataclass(frozen=True)
@@ -17,24 +23,29 @@ class StateFile:
     path: Path
 
 
+MAX_STATE_BYTES = 256 * 1024 * 1024  # far beyond any recorded state; a bomb, not a state
+
+
 def read_state(path: Path) -> Any:
     """Decode one state document; any failure names the file and what is wrong."""
     try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read forever
+            raise StateError(f"{shown(path)}: state document is not a regular file")
+        if info.st_size > MAX_STATE_BYTES:
+            raise StateError(
+                f"{shown(path)}: state document too large ({info.st_size:,} bytes; "
+                f"the limit is {MAX_STATE_BYTES:,})"
+            )
         raw = path.read_bytes()
     except OSError as exc:
-        raise StateError(f"{path}: cannot read state document ({exc.strerror})") from None
+        raise StateError(f"{shown(path)}: cannot read state document ({exc.strerror})") from None
     try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise StateError(
-            f"{path}: state document is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
-    except UnicodeDecodeError:
-        raise StateError(f"{path}: state document is not UTF-8 text") from None
-    except RecursionError:
-        raise StateError(f"{path}: state document is nested too deeply to read") from None
+        data = decode(raw, strict=False)
+    except JsonRefused as exc:
+        raise StateError(f"{shown(path)}: state document unusable: {exc}") from None
     if not isinstance(data, dict):
-        raise StateError(f"{path}: state document is not a JSON object")
+        raise StateError(f"{shown(path)}: state document is not a JSON object")
     return data
 
 
@@ -67,7 +78,9 @@ def discover(
     found: list[StateFile] = []
     unknown: list[Path] = []
     for path in sorted(states_dir.glob(pattern)):
-        if not path.is_file():
+        if path.is_dir():
+            if path.name not in known:  # `<task-id>/` folders are read below
+                unknown.append(path)
             continue
         stem = path.name[: -len(suffix)] if path.name.endswith(suffix) else path.stem
         match = _match(stem, by_length)
@@ -76,7 +89,8 @@ def discover(
         else:
             found.append(StateFile(task_id=match[0], attempt=match[1], path=path))
     for path in sorted(states_dir.glob(f"*/{pattern}")):
-        if not path.is_file():
+        if path.is_dir():
+            unknown.append(path)
             continue
         if path.parent.name in known:
             stem = path.name[: -len(suffix)] if path.name.endswith(suffix) else path.stem
