@@ -24,6 +24,8 @@ class Reply:
     status: int = 200
     delay: float = 0.0
     usage: bool = True
+    raw: bytes | None = None  # the whole 200 body as a broken server sends it
+    trickle: float = 0.0  # seconds between body bytes, headers sent at once
 
 
 @dataclass
@@ -66,6 +68,9 @@ class ScriptedChat:
                 if reply.status != 200:
                     self._send(reply.status, {"error": {"message": "scripted failure"}})
                     return
+                if reply.raw is not None:
+                    self._write(200, reply.raw)
+                    return
                 usage = {
                     "prompt_tokens": reply.prompt_tokens,
                     "completion_tokens": reply.completion_tokens,
@@ -73,7 +78,8 @@ class ScriptedChat:
                 }
                 self._send(
                     200,
-                    {
+                    trickle=reply.trickle,
+                    payload={
                         "id": f"chatcmpl-{len(chat.requests)}",
                         "object": "chat.completion",
                         "created": 1767225600,
@@ -89,14 +95,22 @@ class ScriptedChat:
                     },
                 )
 
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
+            def _send(self, status: int, payload: dict[str, Any], trickle: float = 0.0) -> None:
+                self._write(status, json.dumps(payload).encode(), trickle)
+
+            def _write(self, status: int, data: bytes, trickle: float = 0.0) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(data)
+                    if not trickle:
+                        self.wfile.write(data)
+                        return
+                    for i in range(len(data)):
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(trickle)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
