@@ -27,7 +27,9 @@ from endstate.scoring.judge import Judge
 from endstate.scoring.task_score import blocked, score_task, unmeasurable
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, BrowserContext, Page
+    from playwright.async_api import BrowserContext, Page
+
+    from endstate.runs.shared_browser import SharedBrowser
 
 
 @dataclass
@@ -55,7 +57,7 @@ class Runner:
         agent: Agent,
         store: RunStore,
         judge: Judge | None = None,
-        browser: Browser | None = None,
+        browser: SharedBrowser | None = None,
         on_record: Callable[[TaskRecord], None] | None = None,
     ) -> None:
         self.plan = plan
@@ -97,6 +99,17 @@ class Runner:
             return unmeasurable(
                 task, attempt, f"environment could not open an episode: {exc}", self.judge
             )
+        try:
+            record = await self._on_episode(task, attempt, episode, started, started_at)
+        except BaseException:
+            await _quietly(self.env.close_episode(episode))
+            raise
+        return await self._closed(record, episode)
+
+    async def _on_episode(
+        self, task: Task, attempt: str, episode: EpisodeHandle, started: float, started_at: str
+    ) -> TaskRecord:
+        """The attempt proper, on an open episode; the caller closes the episode."""
         context: BrowserContext | None = None
         try:
             verdict = firewall.verify(task, binding=episode.binding)
@@ -112,14 +125,24 @@ class Runner:
                 trace_dir=trace_dir,
             )
             page: Page | None = None
+            generation = None
             if self.browser is not None and (
                 self.agent.uses_page or self.env.needs_harness_browser
             ):
-                context = await self.browser.new_context()
-                page = await context.new_page()
+                try:
+                    context, generation = await self.browser.new_context()
+                    page = await context.new_page()
+                except Exception as exc:  # the agent never acted: nothing was measured
+                    reason = f"infrastructure: no browser page for the attempt: {exc}"
+                    return unmeasurable(task, attempt, reason[:500], self.judge)
                 if projection.start_url:
                     await _goto(page, projection.start_url)
             outcome = await self._run_agent(ctx, page)
+            if generation is not None and self.browser and not self.browser.alive(generation):
+                # Not the agent's doing: the run's browser died under it (and the others).
+                outcome = outcome.model_copy(
+                    update={"infrastructure_error": "the shared browser died during the attempt"}
+                )
             attempt_seconds = time.monotonic() - started
             _write_trace(trace_dir, outcome)
             facts = AttemptFacts(
@@ -143,7 +166,16 @@ class Runner:
         finally:
             if context is not None:
                 await _quietly(context.close())
-            await _quietly(self.env.close_episode(episode))
+
+    async def _closed(self, record: TaskRecord, episode: EpisodeHandle) -> TaskRecord:
+        """Close the episode; a close that failed (every retry) is named in the record."""
+        try:
+            await self.env.close_episode(episode)
+        except Exception as exc:
+            problem = f"episode {episode.episode_id} was not closed: {exc}"
+            error = f"{record.error}; {problem}" if record.error else problem
+            return record.model_copy(update={"error": error})
+        return record
 
     async def _run_agent(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
         try:

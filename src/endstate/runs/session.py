@@ -15,7 +15,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from endstate import firewall
 from endstate.agents.base import Agent, Isolation, RunResources
@@ -41,11 +40,9 @@ from endstate.runs.manifest import (
     pin_mismatches,
 )
 from endstate.runs.runner import Runner, RunPlan
+from endstate.runs.shared_browser import shared_browser
 from endstate.runs.store import RunStore, read_manifest_file
 from endstate.scoring.judge import Judge
-
-if TYPE_CHECKING:
-    from playwright.async_api import Browser
 
 ENVIRONMENTS = ("embedded",)
 
@@ -155,18 +152,6 @@ async def started_agent(
         yield opts.agent
     finally:
         await opts.agent.stop()
-
-
-@asynccontextmanager
-async def shared_browser(needed: bool) -> AsyncIterator[Browser | None]:
-    """The one Chromium in-process agents share (a context per attempt), only if one needs it."""
-    if not needed:
-        yield None
-        return
-    from endstate.browser import async_browser
-
-    async with async_browser() as browser:
-        yield browser
 
 
 def _manifest(

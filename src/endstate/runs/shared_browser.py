@@ -1,0 +1,88 @@
+"""The run's one Chromium, shared by in-process agents (a context per attempt), that outlives a
+crash: a dead browser is relaunched for the attempts after it, at most `MAX_RELAUNCHES` times.
+
+An attempt the crash interrupted is not the agent's failure; the runner records it as
+unmeasurable with that reason (`lost_during`), and a browser that cannot be brought back makes
+each later attempt unmeasurable in the same way rather than stopping the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # Playwright is imported only by runs that need a browser
+    from playwright.async_api import Browser, BrowserContext, Playwright
+
+MAX_RELAUNCHES = 3
+
+
+class BrowserLost(RuntimeError):
+    """The shared browser died and could not be relaunched."""
+
+
+class SharedBrowser:
+    def __init__(self, playwright: Playwright, browser: Browser, headless: bool) -> None:
+        self._playwright = playwright
+        self._browser = browser
+        self._headless = headless
+        self._lock = asyncio.Lock()
+        self.generation = 0  # bumped at each relaunch: an attempt begun on an older one lost it
+        self.relaunches = 0
+
+    @property
+    def version(self) -> str:
+        return self._browser.version
+
+    def alive(self, generation: int) -> bool:
+        """Whether the browser an attempt began on (its generation) is still the one, alive."""
+        return generation == self.generation and self._browser.is_connected()
+
+    async def new_context(self, **options: Any) -> tuple[BrowserContext, int]:
+        """A fresh context and the generation it belongs to; relaunches a dead browser first."""
+        async with self._lock:
+            if not self._browser.is_connected():
+                if self.relaunches >= MAX_RELAUNCHES:
+                    raise BrowserLost(
+                        f"the shared browser died {self.relaunches + 1} times; not relaunched"
+                    )
+                self._browser = await _launch(self._playwright, self._headless)
+                self.relaunches += 1
+                self.generation += 1
+            generation = self.generation
+        return await self._browser.new_context(**options), generation
+
+    async def close(self) -> None:
+        if self._browser.is_connected():
+            await self._browser.close()
+
+
+async def _launch(playwright: Playwright, headless: bool) -> Browser:
+    from endstate.browser import CHROMIUM_ARGS, chromium_executable
+
+    executable = chromium_executable()
+    return await playwright.chromium.launch(
+        headless=headless,
+        executable_path=str(executable) if executable else None,
+        args=list(CHROMIUM_ARGS),
+    )
+
+
+@asynccontextmanager
+async def shared_browser(
+    needed: bool, headless: bool = True
+) -> AsyncIterator[SharedBrowser | None]:
+    """The one Chromium in-process agents share, only if one needs it."""
+    if not needed:
+        yield None
+        return
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        shared = SharedBrowser(pw, await _launch(pw, headless), headless)
+        try:
+            yield shared
+        finally:
+            await shared.close()

@@ -1,0 +1,108 @@
+"""The run's shared browser dying: the attempt it interrupted is unmeasurable (infrastructure,
+not the agent's failure), the browser is relaunched, and the run goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from endstate.agents.base import AgentOutcome, AttemptContext, InProcessAgent
+from endstate.runs.session import RunOptions, execute
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+
+def _our_browsers() -> list[int]:
+    """Main Chromium processes launched by Playwright from this process (not renderers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        if b"--remote-debugging-pipe" not in cmdline or any(
+            a.startswith(b"--type=") for a in cmdline
+        ):
+            continue
+        if _descends_from(int(entry.name), os.getpid(), status):
+            found.append(int(entry.name))
+    return found
+
+
+def _descends_from(pid: int, ancestor: int, status: str) -> bool:
+    for _ in range(10):
+        ppid = int(
+            next(line for line in status.splitlines() if line.startswith("PPid:")).split()[1]
+        )
+        if ppid == ancestor:
+            return True
+        if ppid <= 1:
+            return False
+        try:
+            status = Path(f"/proc/{ppid}/status").read_text()
+        except OSError:
+            return False
+    return False
+
+
+class BrowserKiller(InProcessAgent):
+    """Kills the shared browser during its first attempt; then reads its page like any agent."""
+
+    kind = "test"
+    name = "browser-killer"
+    scored = True
+    uses_page = True
+
+    def __init__(self) -> None:
+        self.killed = False
+        self.titles: list[str] = []
+
+    def config(self) -> dict[str, Any]:
+        return {}
+
+    async def attempt(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
+        assert page is not None
+        if not self.killed:
+            self.killed = True
+            for pid in _our_browsers():
+                os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while page.context.browser and page.context.browser.is_connected():
+                if time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.05)
+            return AgentOutcome(claim="done", final_message="finished")
+        self.titles.append(await page.title())
+        return AgentOutcome(claim="none")
+
+
+def test_a_browser_that_dies_mid_run_is_relaunched_and_the_attempt_is_unmeasurable(
+    embedded_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    agent = BrowserKiller()
+    result = asyncio.run(
+        execute(
+            RunOptions(
+                corpus=embedded_corpus(3),
+                agent=agent,
+                agent_spec="test:browser-killer",
+                out=tmp_path / "runs",
+                workers=1,
+            )
+        )
+    )
+    records = sorted(result.records, key=lambda r: r.task_id)
+    first, *rest = records
+    assert first.status == "unmeasurable"
+    assert "the shared browser died during the attempt" in (first.error or "")
+    assert [r.status for r in rest] == ["failed", "failed"]  # scored, on a relaunched browser
+    assert len(agent.titles) == 2 and all(agent.titles)  # pages that really loaded
