@@ -41,6 +41,11 @@ class CheckVerdict(BaseModel):
     cached: bool = Field(
         default=False, description="Replayed from the verdict cache; false: judged in this run."
     )
+    rubric_input: dict[str, SafeText] | None = Field(
+        default=None,
+        description="What the judge read, rendered (description, context, answer, rubric), so "
+        "a verdict can be re-judged later without the end state.",
+    )
     rejudge_votes: list[int] | None = Field(
         default=None,
         description="Grades of a fresh re-judgement of this check (cache bypassed), kept to "
@@ -104,6 +109,22 @@ class AttemptFacts(BaseModel):
     )
 
 
+InfrastructureKind = Literal["environment", "readback", "browser", "sandbox"]
+
+
+class InfrastructureFault(BaseModel):
+    """Affirmative evidence that the harness, not the system under test, lost an attempt.
+
+    Only the runner sets it, where it saw the fault itself: the environment refused an episode
+    (`environment`), the end state could not be read back (`readback`), the shared browser
+    died (`browser`), the agent's sandbox never started (`sandbox`). A crash or a timeout of
+    the agent is not evidence: a comparison charges those to the system."""
+
+    kind: InfrastructureKind
+    call: str = Field(description="What the harness was doing, e.g. `read_state`.")
+    detail: SafeText = Field(description="The error as the harness saw it.")
+
+
 class TaskRecord(BaseModel):
     """One attempt at one task, scored from the end state the environment recorded."""
 
@@ -123,6 +144,9 @@ class TaskRecord(BaseModel):
     judge: JudgeIdentity | None = None
     state_source: SafeText | None = Field(default=None, description="Where the end state was read.")
     error: SafeText | None = Field(default=None, description="Why unmeasurable or blocked.")
+    infrastructure: InfrastructureFault | None = Field(
+        default=None, description="Set only with affirmative evidence of a harness fault."
+    )
     facts: AttemptFacts | None = Field(
         default=None, description="Set when endstate ran the attempt."
     )

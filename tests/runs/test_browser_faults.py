@@ -104,5 +104,6 @@ def test_a_browser_that_dies_mid_run_is_relaunched_and_the_attempt_is_unmeasurab
     first, *rest = records
     assert first.status == "unmeasurable"
     assert "the shared browser died during the attempt" in (first.error or "")
+    assert first.infrastructure and first.infrastructure.kind == "browser"
     assert [r.status for r in rest] == ["failed", "failed"]  # scored, on a relaunched browser
     assert len(agent.titles) == 2 and all(agent.titles)  # pages that really loaded

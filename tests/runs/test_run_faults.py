@@ -101,6 +101,7 @@ def test_environment_dying_mid_attempt_makes_the_attempt_unmeasurable(
     (record,) = result.records
     assert record.status == "unmeasurable" and record.score == 0
     assert "end state unreadable" in (record.error or "")
+    assert record.infrastructure and record.infrastructure.kind == "readback"
     assert record.facts and record.facts.claim == "done"
     assert record.false_success  # it claimed success; the environment could not confirm it
     assert result.summary.unmeasurable == 1 and result.summary.tasks == 1

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from endstate import firewall
 from endstate.agents.base import Agent, AgentOutcome, AttemptContext
 from endstate.corpus.model import Task
-from endstate.records import AttemptFacts, TaskRecord
+from endstate.records import AttemptFacts, InfrastructureFault, TaskRecord
 from endstate.runs.environment import Environment, EpisodeHandle
 from endstate.runs.store import RunStore
 from endstate.scoring.judge import Judge
@@ -96,8 +96,13 @@ class Runner:
         try:
             episode = await self.env.open_episode(task.public, f"{task.id}#{attempt}")
         except Exception as exc:
+            fault = InfrastructureFault(kind="environment", call="open_episode", detail=str(exc))
             return unmeasurable(
-                task, attempt, f"environment could not open an episode: {exc}", self.judge
+                task,
+                attempt,
+                f"environment could not open an episode: {exc}",
+                self.judge,
+                infrastructure=fault,
             )
         try:
             record = await self._on_episode(task, attempt, episode, started, started_at)
@@ -134,14 +139,22 @@ class Runner:
                     page = await context.new_page()
                 except Exception as exc:  # the agent never acted: nothing was measured
                     reason = f"infrastructure: no browser page for the attempt: {exc}"
-                    return unmeasurable(task, attempt, reason[:500], self.judge)
+                    no_page = InfrastructureFault(kind="browser", call="new_page", detail=str(exc))
+                    return unmeasurable(
+                        task, attempt, reason[:500], self.judge, infrastructure=no_page
+                    )
                 if projection.start_url:
                     await _goto(page, projection.start_url)
             outcome = await self._run_agent(ctx, page)
+            fault: InfrastructureFault | None = None
             if generation is not None and self.browser and not self.browser.alive(generation):
                 # Not the agent's doing: the run's browser died under it (and the others).
-                outcome = outcome.model_copy(
-                    update={"infrastructure_error": "the shared browser died during the attempt"}
+                lost = "the shared browser died during the attempt"
+                outcome = outcome.model_copy(update={"infrastructure_error": lost})
+                fault = InfrastructureFault(kind="browser", call="attempt", detail=lost)
+            elif outcome.infrastructure_error:
+                fault = InfrastructureFault(
+                    kind="sandbox", call="start_agent", detail=outcome.infrastructure_error
                 )
             attempt_seconds = time.monotonic() - started
             _write_trace(trace_dir, outcome)
@@ -159,7 +172,11 @@ class Runner:
             )
             if outcome.infrastructure_error:  # the agent never acted: nothing was measured
                 record = unmeasurable(
-                    task, attempt, f"infrastructure: {outcome.infrastructure_error}", self.judge
+                    task,
+                    attempt,
+                    f"infrastructure: {outcome.infrastructure_error}",
+                    self.judge,
+                    infrastructure=fault,
                 )
                 return record.model_copy(update={"facts": facts})
             return await self._score(task, attempt, episode, page, facts)
@@ -198,7 +215,10 @@ class Runner:
         try:
             state = await self.env.read_state(episode, page)
         except Exception as exc:
-            record = unmeasurable(task, attempt, f"end state unreadable: {exc}", self.judge, source)
+            fault = InfrastructureFault(kind="readback", call="read_state", detail=str(exc))
+            record = unmeasurable(
+                task, attempt, f"end state unreadable: {exc}", self.judge, source, fault
+            )
             return record.model_copy(update={"facts": facts})
         began = time.monotonic()
         record = await asyncio.to_thread(score_task, task, state, attempt, self.judge, source)

@@ -6,7 +6,7 @@ from typing import Any
 
 from endstate.corpus.model import JmespathCheck, JudgeCheck, Task
 from endstate.corpus.templates import render
-from endstate.records import CheckVerdict, TaskRecord
+from endstate.records import CheckVerdict, InfrastructureFault, TaskRecord
 from endstate.scoring import checks
 from endstate.scoring.judge import Judge, JudgeUnavailable, RubricInput
 
@@ -53,6 +53,7 @@ def _judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | Non
         detail=f"judge majority {sum(verdict.votes)}/{len(verdict.votes)}",
         votes=verdict.votes,
         cached=verdict.cached,
+        rubric_input=rendered.model_dump(),
         rejudge_votes=_rejudge(judge, rendered),
     )
 
@@ -131,6 +132,7 @@ def unmeasurable(
     reason: str,
     judge: Judge | None = None,
     state_source: str | None = None,
+    infrastructure: InfrastructureFault | None = None,
 ) -> TaskRecord:
     """A task whose end state could not be read: kept, counted as zero, never dropped."""
     return TaskRecord(
@@ -140,6 +142,7 @@ def unmeasurable(
         earned=0.0,
         error=reason,
         state_source=state_source,
+        infrastructure=infrastructure,
     )
 
 
