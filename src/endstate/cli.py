@@ -43,6 +43,8 @@ from endstate.envs.cli import env_app
 from endstate.errors import EndstateError
 from endstate.records import TaskRecord
 from endstate.redteam.cli import redteam
+from endstate.regress.cli import baseline_app, compare_cmd, gate_cmd
+from endstate.regress.gates import pin as pin_gates
 from endstate.report.disclosure import offline_disclosure
 from endstate.report.summary import summarize
 from endstate.report.text import render_text, renderable
@@ -67,6 +69,9 @@ corpus_app = typer.Typer(
 app.add_typer(corpus_app, name="corpus")
 app.add_typer(env_app, name="env")
 app.command("redteam")(redteam)
+app.add_typer(baseline_app, name="baseline")
+app.command("compare")(compare_cmd)
+app.command("gate")(gate_cmd)
 corpus_app.registered_commands.extend(corpus_extra_app.registered_commands)
 
 
@@ -388,6 +393,14 @@ def run(
     judge_budget: JudgeBudget = None,
     judge_rejudge: JudgeRejudge = 0,
     judge_keep_trying: JudgeKeepTrying = False,
+    gates: Annotated[
+        Path | None,
+        typer.Option(
+            "--gates",
+            metavar="FILE",
+            help="Release gates (YAML) pinned before the first attempt; see `endstate gate`.",
+        ),
+    ] = None,
 ) -> None:
     """Evaluate an agent end to end: fresh episode per attempt, end state read back and scored."""
     import asyncio
@@ -469,6 +482,7 @@ def run(
         on_record=bar.record,
         on_start=bar.start,
         on_store=where.append,
+        gates=pin_gates(gates) if gates else None,
     )
     try:
         result = asyncio.run(execute(options))

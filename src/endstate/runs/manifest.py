@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from endstate.agents.base import Isolation
 from endstate.build import BuildInfo
 from endstate.records import JudgeIdentity, TaskFacts
+from endstate.regress.gates import GatesPin
 from endstate.report.disclosure import DisclosureItem
 
 SCHEMA_VERSION = 1
@@ -105,6 +106,9 @@ class Manifest(BaseModel):
     host: HostFacts
     isolation: Isolation | None = Field(
         default=None, description="How the agent's attempts were contained (None: not recorded)."
+    )
+    gates: GatesPin | None = Field(
+        default=None, description="Release gates declared before the first attempt (--gates)."
     )
     disclosure: list[DisclosureItem] = Field(default_factory=list)
 

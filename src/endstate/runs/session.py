@@ -23,6 +23,7 @@ from endstate.corpus.loader import Corpus, load_corpus
 from endstate.corpus.model import Task
 from endstate.errors import EndstateError
 from endstate.records import TaskFacts, TaskRecord, not_recorded
+from endstate.regress.gates import GatesPin
 from endstate.report.disclosure import Disclosure, interrupted_note, not_isolated, run_disclosure
 from endstate.report.html import render_html
 from endstate.report.summary import Summary, summarize
@@ -69,6 +70,7 @@ class RunOptions:
     on_start: Callable[[int, int], None] | None = None
     on_store: Callable[[Path], None] | None = None  # the run directory, once it exists
     extra: dict[str, str] = field(default_factory=dict)
+    gates: GatesPin | None = None  # declared before the first attempt, pinned in the manifest
 
 
 @dataclass
@@ -191,6 +193,7 @@ def _manifest(
             for t in tasks
         },
         selection=opts.tasks,
+        gates=opts.gates,
         build=build_info(),
         agent=AgentPin(
             spec=opts.agent_spec,
@@ -269,6 +272,10 @@ async def execute(opts: RunOptions) -> RunResult:
                 if previous.tasks != task_ids
                 else []
             )
+            if opts.gates is not None and (
+                previous.gates is None or previous.gates.sha256 != opts.gates.sha256
+            ):
+                selection.append("gates: a run keeps the gates it declared when it started")
             _refuse(
                 f"refusing to resume {store.root}",
                 pin_mismatches(previous, manifest) + selection,
@@ -342,7 +349,12 @@ def render(
         + (" — NOT ISOLATED: the agent ran unsandboxed" if not_isolated(manifest.isolation) else "")
         + interrupted_note(records)
     )
-    return records, summary, disclosure, render_text(summary, disclosure, title)
+    text = render_text(summary, disclosure, title)
+    if manifest.gates is not None:
+        from endstate.regress.gate_verdicts import gate_verdicts, gates_text
+
+        text += "\n" + gates_text(gate_verdicts(manifest, records, store.root))
+    return records, summary, disclosure, text
 
 
 def finish(store: RunStore, manifest: Manifest) -> RunResult:

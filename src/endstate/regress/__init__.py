@@ -1,0 +1,1 @@
+"""Regression discipline: frozen baselines, task-by-task comparison, release gates."""
