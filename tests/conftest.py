@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from endstate.corpus.loader import load_corpus
+from endstate.corpus.model import Task
+from openai_double import ChatDouble
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("ENDSTATE_SHARED", ROOT.parent / "shared"))
@@ -155,3 +159,20 @@ def make_corpus(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return make
+
+
+@pytest.fixture
+def chat() -> Iterator[ChatDouble]:
+    """A local chat-completions server for judges: the real openai client talks to it."""
+    double = ChatDouble().start()
+    yield double
+    double.stop()
+
+
+@pytest.fixture
+def rubric_task(make_corpus: Callable[..., Path]) -> Task:
+    """One task: a deterministic check (1 point) and a rubric check on `note` (2 points)."""
+    root = make_corpus(
+        {"prior_auth/t.json": task_doc("t", [jmespath_check("done"), judge_check("{{ note }}", 2)])}
+    )
+    return load_corpus(root).tasks[0]

@@ -6,13 +6,10 @@ import json
 import re
 import sqlite3
 import stat
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from conftest import jmespath_check, judge_check, task_doc
-from endstate.corpus.loader import load_corpus
 from endstate.corpus.model import JudgeCheck, Task
 from endstate.errors import EndstateError
 from endstate.records import JudgeIdentity
@@ -35,21 +32,6 @@ FAIL = Behaviour(reply='{"grade": 0, "reason": "does not"}')
 STATE = {"done": True, "note": "No prior authorization required: Medicare Advantage plan."}
 
 
-@pytest.fixture
-def chat() -> Iterator[ChatDouble]:
-    double = ChatDouble().start()
-    yield double
-    double.stop()
-
-
-@pytest.fixture
-def task(make_corpus: Callable[..., Path]) -> Task:
-    root = make_corpus(
-        {"prior_auth/t.json": task_doc("t", [jmespath_check("done"), judge_check("{{ note }}", 2)])}
-    )
-    return load_corpus(root).tasks[0]
-
-
 def make_judge(chat: ChatDouble, tmp_path: Path, **kw: object) -> Judge:
     config = JudgeConfig(
         model="grader-1",
@@ -61,9 +43,9 @@ def make_judge(chat: ChatDouble, tmp_path: Path, **kw: object) -> Judge:
     return Judge(config)
 
 
-def test_pass_gives_full_rubric_points(chat: ChatDouble, task: Task, tmp_path: Path) -> None:
+def test_pass_gives_full_rubric_points(chat: ChatDouble, rubric_task: Task, tmp_path: Path) -> None:
     chat.queue(PASS, PASS, PASS)
-    record = score_task(task, STATE, judge=make_judge(chat, tmp_path))
+    record = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path))
     assert record.status == "passed" and record.score == 1.0
     judged = record.checks[1]
     assert judged.votes == [1, 1, 1] and judged.outcome == "pass"
@@ -74,36 +56,40 @@ def test_pass_gives_full_rubric_points(chat: ChatDouble, task: Task, tmp_path: P
     assert "Medicare" in sent["messages"][1]["content"]
 
 
-def test_fail_gives_zero(chat: ChatDouble, task: Task, tmp_path: Path) -> None:
+def test_fail_gives_zero(chat: ChatDouble, rubric_task: Task, tmp_path: Path) -> None:
     chat.queue(FAIL, FAIL, FAIL)
-    record = score_task(task, STATE, judge=make_judge(chat, tmp_path))
+    record = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path))
     assert record.checks[1].outcome == "fail" and record.earned == 1 and record.status == "failed"
     assert not record.flagged
 
 
 @pytest.mark.parametrize(("votes", "outcome"), [((1, 0, 1), "pass"), ((0, 1, 0), "fail")])
 def test_strict_majority_of_three(
-    votes: tuple[int, ...], outcome: str, chat: ChatDouble, task: Task, tmp_path: Path
+    votes: tuple[int, ...], outcome: str, chat: ChatDouble, rubric_task: Task, tmp_path: Path
 ) -> None:
     chat.queue(*(PASS if v else FAIL for v in votes))
-    record = score_task(task, STATE, judge=make_judge(chat, tmp_path))
+    record = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path))
     assert record.checks[1].votes == list(votes)
     assert record.checks[1].outcome == outcome
     assert len(chat.requests) == 3
 
 
-def test_http_500_leaves_the_check_ungraded(chat: ChatDouble, task: Task, tmp_path: Path) -> None:
+def test_http_500_leaves_the_check_ungraded(
+    chat: ChatDouble, rubric_task: Task, tmp_path: Path
+) -> None:
     chat.queue(PASS, Behaviour(status=500))
-    record = score_task(task, STATE, judge=make_judge(chat, tmp_path))
+    record = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path))
     judged = record.checks[1]
     assert judged.outcome == "ungraded" and "HTTP 500" in judged.detail
     assert record.flagged and record.status == "failed"
     assert record.weight == 3 and record.ungraded_points == 2
 
 
-def test_timeout_leaves_the_check_ungraded(chat: ChatDouble, task: Task, tmp_path: Path) -> None:
+def test_timeout_leaves_the_check_ungraded(
+    chat: ChatDouble, rubric_task: Task, tmp_path: Path
+) -> None:
     chat.queue(Behaviour(reply='{"grade": 1}', delay=2.0))
-    record = score_task(task, STATE, judge=make_judge(chat, tmp_path, timeout=0.3))
+    record = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path, timeout=0.3))
     assert record.checks[1].outcome == "ungraded"
     assert "cut at its 0.3s limit" in record.checks[1].detail
     assert not record.passed
@@ -114,40 +100,44 @@ def test_timeout_leaves_the_check_ungraded(chat: ChatDouble, task: Task, tmp_pat
     ["Yes, it passes.", '{"grade": "maybe"}', '{"verdict": 1}', "[1]", "", '{"grade": 0.5}'],
 )
 def test_unparseable_reply_leaves_the_check_ungraded(
-    garbage: str, chat: ChatDouble, task: Task, tmp_path: Path
+    garbage: str, chat: ChatDouble, rubric_task: Task, tmp_path: Path
 ) -> None:
     chat.queue(Behaviour(reply=garbage))
-    record = score_task(task, STATE, judge=make_judge(chat, tmp_path))
+    record = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path))
     assert record.checks[1].outcome == "ungraded"
     assert record.flagged and not record.passed
 
 
 def test_cache_hit_makes_no_call_and_is_keyed_by_identity(
-    chat: ChatDouble, task: Task, tmp_path: Path
+    chat: ChatDouble, rubric_task: Task, tmp_path: Path
 ) -> None:
     cache = tmp_path / "cache.sqlite"
     chat.queue(PASS, FAIL, PASS)
-    first = score_task(task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
+    first = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
     assert len(chat.requests) == 3 and not first.checks[1].cached
-    again = score_task(task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
+    again = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
     assert len(chat.requests) == 3
     assert again.checks[1].cached and again.checks[1].votes == [1, 0, 1]
     other_input = score_task(
-        task,
+        rubric_task,
         {**STATE, "note": "Auth required."},
         judge=make_judge(chat, tmp_path, cache_path=cache),
     )
     assert len(chat.requests) == 6 and not other_input.checks[1].cached
-    other_judge = score_task(task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache, k=1))
+    other_judge = score_task(
+        rubric_task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache, k=1)
+    )
     assert len(chat.requests) == 7 and not other_judge.checks[1].cached
 
 
-def test_errors_are_never_cached(chat: ChatDouble, task: Task, tmp_path: Path) -> None:
+def test_errors_are_never_cached(chat: ChatDouble, rubric_task: Task, tmp_path: Path) -> None:
     cache = tmp_path / "cache.sqlite"
     chat.queue(Behaviour(status=500))
-    assert score_task(task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache)).flagged
+    assert score_task(
+        rubric_task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache)
+    ).flagged
     chat.queue(PASS, PASS, PASS)
-    assert score_task(task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache)).passed
+    assert score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache)).passed
 
 
 def test_parse_grade_accepts_fenced_json_and_score_key() -> None:
@@ -174,9 +164,9 @@ def plant(cache: Path, key: str, value: str, mac: str | None) -> None:
         )
 
 
-def rubric_key(identity: JudgeIdentity, task: Task, state: dict[str, object]) -> str:
+def rubric_key(identity: JudgeIdentity, rubric_task: Task, state: dict[str, object]) -> str:
     """The cache key the harness computes for the task's rubric check on `state`."""
-    check = task.grading.checks[1]
+    check = rubric_task.grading.checks[1]
     assert isinstance(check, JudgeCheck)
     return VerdictCache.key(identity, render_rubric(check, state))
 
@@ -185,14 +175,14 @@ PASSING = json.dumps({"grade": 1, "votes": [1, 1, 1]})
 
 
 def test_a_legitimately_cached_verdict_is_used_and_says_so(
-    chat: ChatDouble, task: Task, tmp_path: Path
+    chat: ChatDouble, rubric_task: Task, tmp_path: Path
 ) -> None:
     cache = tmp_path / "cache.sqlite"
     chat.queue(FAIL, FAIL, FAIL)
-    first = score_task(task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
+    first = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
     assert first.checks[1].cached is False and len(chat.requests) == 3
     judge = make_judge(chat, tmp_path, cache_path=cache)
-    again = score_task(task, STATE, judge=judge)
+    again = score_task(rubric_task, STATE, judge=judge)
     assert len(chat.requests) == 3
     assert again.checks[1].cached is True and again.checks[1].votes == [0, 0, 0]
     assert again.checks[0].cached is False  # a deterministic check never comes from the cache
@@ -203,18 +193,18 @@ def test_a_legitimately_cached_verdict_is_used_and_says_so(
 
 @pytest.mark.parametrize("how", ["made-up MAC", "MAC copied from the real row", "no MAC"])
 def test_a_planted_verdict_is_not_used(
-    how: str, chat: ChatDouble, task: Task, tmp_path: Path
+    how: str, chat: ChatDouble, rubric_task: Task, tmp_path: Path
 ) -> None:
     cache = tmp_path / "cache.sqlite"
     chat.queue(FAIL, FAIL, FAIL)
-    first = score_task(task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
+    first = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
     assert first.checks[1].outcome == "fail"
     ((key, _, real_mac),) = cache_rows(cache)
     mac = {"made-up MAC": "0" * 64, "MAC copied from the real row": real_mac, "no MAC": None}[how]
     plant(cache, key, PASSING, mac)
     chat.queue(FAIL, FAIL, FAIL)
     judge = make_judge(chat, tmp_path, cache_path=cache)
-    record = score_task(task, STATE, judge=judge)
+    record = score_task(rubric_task, STATE, judge=judge)
     assert len(chat.requests) == 6  # the judge was asked again
     judged = record.checks[1]
     assert judged.cached is False and judged.votes == [0, 0, 0] and judged.outcome == "fail"
@@ -223,33 +213,33 @@ def test_a_planted_verdict_is_not_used(
     # the forged row was overwritten by the real verdict, which is trusted from now on
     ((_, value, _),) = cache_rows(cache)
     assert json.loads(value)["votes"] == [0, 0, 0]
-    again = score_task(task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
+    again = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
     assert again.checks[1].cached is True and len(chat.requests) == 6
 
 
 def test_a_valid_row_moved_to_another_input_is_not_used(
-    chat: ChatDouble, task: Task, tmp_path: Path
+    chat: ChatDouble, rubric_task: Task, tmp_path: Path
 ) -> None:
     cache = tmp_path / "cache.sqlite"
     chat.queue(PASS, PASS, PASS)
     good = {**STATE, "note": "No prior authorization required."}
-    assert score_task(task, good, judge=make_judge(chat, tmp_path, cache_path=cache)).passed
+    assert score_task(rubric_task, good, judge=make_judge(chat, tmp_path, cache_path=cache)).passed
     ((_, value, mac),) = cache_rows(cache)
     bad = {**STATE, "note": "I could not find anything."}
     judge = make_judge(chat, tmp_path, cache_path=cache)
-    key = rubric_key(judge.identity, task, bad)
+    key = rubric_key(judge.identity, rubric_task, bad)
     plant(cache, key, value, mac)
     chat.queue(FAIL, FAIL, FAIL)
-    record = score_task(task, bad, judge=judge)
+    record = score_task(rubric_task, bad, judge=judge)
     assert len(chat.requests) == 6 and not record.passed and record.checks[1].cached is False
 
 
 def test_the_key_lives_beside_the_cache_private_and_out_of_every_record(
-    chat: ChatDouble, task: Task, tmp_path: Path
+    chat: ChatDouble, rubric_task: Task, tmp_path: Path
 ) -> None:
     cache = tmp_path / "sub" / "cache.sqlite"
     chat.queue(PASS, PASS, PASS)
-    record = score_task(task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
+    record = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
     key_file = key_path_for(cache)
     assert key_file == tmp_path / "sub" / "cache.sqlite.key"
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
@@ -286,33 +276,33 @@ def test_a_key_of_the_wrong_size_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_cache_from_before_macs_is_migrated_and_not_trusted(
-    chat: ChatDouble, task: Task, tmp_path: Path
+    chat: ChatDouble, rubric_task: Task, tmp_path: Path
 ) -> None:
     cache = tmp_path / "cache.sqlite"
     identity = make_judge(chat, tmp_path).identity
-    key = rubric_key(identity, task, STATE)
+    key = rubric_key(identity, rubric_task, STATE)
     with sqlite3.connect(cache) as db:  # exactly what the old code created and wrote
         db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, value TEXT)")
         db.execute("INSERT INTO verdicts (key, value) VALUES (?, ?)", (key, PASSING))
     chat.queue(FAIL, FAIL, FAIL)
     judge = make_judge(chat, tmp_path, cache_path=cache)
-    record = score_task(task, STATE, judge=judge)
+    record = score_task(rubric_task, STATE, judge=judge)
     assert len(chat.requests) == 3 and record.checks[1].cached is False
     assert record.checks[1].votes == [0, 0, 0] and not record.passed
     assert judge.cache is not None and judge.cache.rejected == 1
     ((_, value, mac),) = cache_rows(cache)
     assert mac is not None and json.loads(value)["votes"] == [0, 0, 0]
-    again = score_task(task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
+    again = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
     assert again.checks[1].cached is True and len(chat.requests) == 3
 
 
 def test_the_html_report_marks_cached_verdicts(
-    chat: ChatDouble, task: Task, tmp_path: Path
+    chat: ChatDouble, rubric_task: Task, tmp_path: Path
 ) -> None:
     cache = tmp_path / "cache.sqlite"
     chat.queue(PASS, PASS, PASS)
-    fresh = score_task(task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
-    cached = score_task(task, STATE, "2", judge=make_judge(chat, tmp_path, cache_path=cache))
+    fresh = score_task(rubric_task, STATE, judge=make_judge(chat, tmp_path, cache_path=cache))
+    cached = score_task(rubric_task, STATE, "2", judge=make_judge(chat, tmp_path, cache_path=cache))
     records = [fresh, cached]
     summary = summarize(records)
     html = render_html(summary, Disclosure(items=[]), "t", records)

@@ -10,12 +10,12 @@ import json
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from conftest import jmespath_check, judge_check, task_doc
+from conftest import judge_check, task_doc
 from endstate.corpus.loader import load_corpus
 from endstate.corpus.model import Task
 from endstate.report.disclosure import judge_text
@@ -29,21 +29,6 @@ from test_cli import ENDSTATE
 STATE = {"done": True, "note": "No prior authorization required: Medicare Advantage plan."}
 PASS = Behaviour(reply='{"grade": 1, "reason": "says no auth needed"}')
 FAIL = Behaviour(reply='{"grade": 0, "reason": "does not"}')
-
-
-@pytest.fixture
-def chat() -> Iterator[ChatDouble]:
-    double = ChatDouble().start()
-    yield double
-    double.stop()
-
-
-@pytest.fixture
-def task(make_corpus: Callable[..., Path]) -> Task:
-    root = make_corpus(
-        {"prior_auth/t.json": task_doc("t", [jmespath_check("done"), judge_check("{{ note }}", 2)])}
-    )
-    return load_corpus(root).tasks[0]
 
 
 def judge_for(chat: ChatDouble, **kw: object) -> Judge:
@@ -94,10 +79,10 @@ MALFORMED = {
 
 @pytest.mark.parametrize("name", list(MALFORMED))
 def test_a_malformed_reply_leaves_the_check_ungraded(
-    name: str, chat: ChatDouble, task: Task
+    name: str, chat: ChatDouble, rubric_task: Task
 ) -> None:
     chat.queue(MALFORMED[name])
-    record = score_task(task, STATE, judge=judge_for(chat))
+    record = score_task(rubric_task, STATE, judge=judge_for(chat))
     rubric = record.checks[1]
     assert rubric.outcome == "ungraded", rubric
     assert rubric.detail, "an ungraded check says why"
@@ -113,21 +98,23 @@ def test_the_reply_schema_accepts_what_it_documents() -> None:
     assert parse_grade('{"grade": 1, "reason": "No authorization is needed, as stated"}') == 1
 
 
-def test_a_trickling_judge_is_cut_at_the_per_call_limit(chat: ChatDouble, task: Task) -> None:
+def test_a_trickling_judge_is_cut_at_the_per_call_limit(
+    chat: ChatDouble, rubric_task: Task
+) -> None:
     # Headers at once, then one byte every 50 ms: ~15 s for the whole body.
     chat.queue(Behaviour(reply='{"grade": 1, "reason": "' + "x" * 200 + '"}', trickle=0.05))
     began = time.monotonic()
-    record = score_task(task, STATE, judge=judge_for(chat, timeout=1.0))
+    record = score_task(rubric_task, STATE, judge=judge_for(chat, timeout=1.0))
     took = time.monotonic() - began
     assert record.checks[1].outcome == "ungraded"
     assert "cut at its 1s limit" in record.checks[1].detail
     assert took < 6, f"a 1 s per-call limit held the check for {took:.1f} s"
 
 
-def test_retries_of_a_slow_judge_stay_inside_the_check(chat: ChatDouble, task: Task) -> None:
+def test_retries_of_a_slow_judge_stay_inside_the_check(chat: ChatDouble, rubric_task: Task) -> None:
     chat.default = Behaviour(reply='{"grade": 1}', delay=3.0)
     judge = judge_for(chat, timeout=0.5, max_retries=2, k=3)
-    record = score_task(task, STATE, judge=judge)
+    record = score_task(rubric_task, STATE, judge=judge)
     assert record.checks[1].outcome == "ungraded"
     assert len(chat.requests) == 3  # two retries for the whole check, not per call
 
@@ -228,16 +215,16 @@ def test_a_flipping_judge_shows_split_votes_and_flip_rate(
 
 
 def test_rejudging_a_cached_verdict_calls_afresh_and_keeps_the_cache(
-    chat: ChatDouble, task: Task, tmp_path: Path
+    chat: ChatDouble, rubric_task: Task, tmp_path: Path
 ) -> None:
     cache = tmp_path / "cache.sqlite"
-    score_task(task, STATE, judge=judge_for(chat, cache_path=cache))  # fills the cache: pass
+    score_task(rubric_task, STATE, judge=judge_for(chat, cache_path=cache))  # fills the cache: pass
     chat.queue(FAIL)
-    record = score_task(task, STATE, judge=judge_for(chat, cache_path=cache, rejudge=1))
+    record = score_task(rubric_task, STATE, judge=judge_for(chat, cache_path=cache, rejudge=1))
     rubric = record.checks[1]
     assert rubric.cached and rubric.outcome == "pass"
     assert rubric.rejudge_votes == [0] and rubric.flipped is True
-    replay = score_task(task, STATE, judge=judge_for(chat, cache_path=cache))
+    replay = score_task(rubric_task, STATE, judge=judge_for(chat, cache_path=cache))
     assert replay.checks[1].cached and replay.checks[1].outcome == "pass"
 
 

@@ -7,11 +7,8 @@ import json
 import os
 import stat
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from endstate.agents.registry import make_agent
 from endstate.regress.compare import compare
@@ -73,13 +70,6 @@ def _cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
         timeout=300,
         env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"},
     )
-
-
-@pytest.fixture
-def chat() -> Iterator[ChatDouble]:
-    double = ChatDouble().start()
-    yield double
-    double.stop()
 
 
 def test_one_regression_is_not_an_improvement_whatever_the_aggregate_did(
