@@ -41,6 +41,7 @@ from endstate.corpus.problems import errors, warnings
 from endstate.corpus.stats import corpus_stats
 from endstate.envs.cli import env_app
 from endstate.errors import EndstateError
+from endstate.export.cli import export
 from endstate.records import TaskRecord
 from endstate.redteam.cli import redteam
 from endstate.regress.cli import baseline_app, compare_cmd, gate_cmd
@@ -72,6 +73,7 @@ app.command("redteam")(redteam)
 app.add_typer(baseline_app, name="baseline")
 app.command("compare")(compare_cmd)
 app.command("gate")(gate_cmd)
+app.command("export")(export)
 corpus_app.registered_commands.extend(corpus_extra_app.registered_commands)
 
 
