@@ -147,7 +147,9 @@ def test_score_writes_records_and_a_report_with_unmeasurable_state(
         ("b", "unmeasurable"),
         ("c", "unmeasurable"),
     ]
-    assert f"unmeasurable {states / 'b.json'}: state document unusable: not valid JSON" in proc.stderr
+    assert (
+        f"unmeasurable {states / 'b.json'}: state document unusable: not valid JSON" in proc.stderr
+    )
     report = (tmp_path / "rep.txt").read_text()
     assert "Full-credit passes: 1/3 = 33.3%" in report
     assert "Unmeasurable: 2" in report
@@ -158,7 +160,10 @@ def test_score_writes_records_and_a_report_with_unmeasurable_state(
     assert html.count("<svg") == 3 and "Full-credit rate by family" in html
     assert "Full-credit passes: 1/3 = 33.3%" in html
     assert html.count("<li><strong>") == 9
-    assert html.count('class="status-unmeasurable"') == 2 and "state document unusable: not valid JSON" in html
+    assert (
+        html.count('class="status-unmeasurable"') == 2
+        and "state document unusable: not valid JSON" in html
+    )
 
 
 def test_missing_paths_give_one_clear_line(tmp_path: Path) -> None:
