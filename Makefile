@@ -25,6 +25,7 @@ lint: setup
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 test: lint
 	$(BIN)/pytest -q

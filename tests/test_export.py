@@ -17,8 +17,8 @@ from endstate.errors import EndstateError
 from endstate.export.inspect_log import write_inspect
 from endstate.export.parquet import write_parquet
 from endstate.export.source import load_run
+from endstate.manifest import Manifest
 from endstate.records import TaskRecord
-from endstate.runs.manifest import Manifest
 from endstate.runs.session import RunOptions, execute
 from endstate.runs.store import RunStore
 from runs.conftest import clear_task, referral_id

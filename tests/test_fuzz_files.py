@@ -188,7 +188,8 @@ def test_scoring_any_state_with_any_query_gives_a_record_that_can_be_written(
 
 
 def _disclosure(record: Any) -> Any:
-    from endstate.report.disclosure import Disclosure, DisclosureItem
+    from endstate.manifest import DisclosureItem
+    from endstate.report.disclosure import Disclosure
 
     return Disclosure(
         items=[DisclosureItem(key="judge", title="Judge [/]", text=judge_text(None, [record]))]

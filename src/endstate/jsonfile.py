@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 MAX_TASK_DEPTH = 64  # far beyond any real task file; deep enough to be a bomb, not a task
@@ -87,7 +88,7 @@ def _inspect(data: Any) -> None:
             for key, item in value.items():
                 if not _encodable(key):
                     raise JsonRefused("a key holds a lone surrogate (not valid Unicode)", where)
-                stack.append((item, depth + 1, f"{where}.{printable(key)[:40]}"))
+                stack.append((item, depth + 1, where + member(key)))
         elif isinstance(value, list):
             stack.extend((item, depth + 1, f"{where}[{i}]") for i, item in enumerate(value))
 
@@ -98,6 +99,18 @@ def _encodable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
+
+
+def member(key: str) -> str:
+    """One step of a JSON path: `.name` for a plain name, else `["…"]` with every control
+    character, quote and surrogate escaped, so a path always prints as one honest line."""
+    if _NAME.fullmatch(key):
+        return f".{key}"
+    shown = key if len(key) <= 40 else key[:39] + "…"
+    return "[" + json.dumps(shown) + "]"
 
 
 def printable(text: str) -> str:

@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from endstate.builtin import builtin_corpus_path
-from endstate.builtin.cli import corpus_extra_app
 from endstate.builtin.generator import generate, write_corpus
 from endstate.builtin.trajectory import apply_edits
+from endstate.cli.builtin import corpus_extra_app
 from endstate.corpus.lock import LOCK_NAME
 
 runner = CliRunner()

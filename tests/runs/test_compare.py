@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from endstate.agents.registry import make_agent
+from endstate.cli.regress import sheet_of_run
 from endstate.regress.compare import compare
 from endstate.regress.sheet import (
     AttemptResult,
     CheckResult,
     ScoreSheet,
     TaskSheet,
-    sheet_of_run,
 )
 from endstate.runs.session import RunOptions, execute
 from endstate.scoring.judge import Judge, JudgeConfig

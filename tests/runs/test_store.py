@@ -10,8 +10,7 @@ import pytest
 
 from endstate.build import BuildInfo
 from endstate.errors import EndstateError
-from endstate.records import TaskRecord
-from endstate.runs.manifest import (
+from endstate.manifest import (
     AgentPin,
     CorpusPin,
     EnvironmentPin,
@@ -20,6 +19,7 @@ from endstate.runs.manifest import (
     Manifest,
     RunLimits,
 )
+from endstate.records import TaskRecord
 from endstate.runs.store import RunStore, scheduled_pairs
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from endstate.firewall import Projection
+from endstate.manifest import Isolation
 from endstate.records import SandboxFacts
 
 if TYPE_CHECKING:
@@ -58,19 +59,6 @@ class RunResources(BaseModel):
     )
     workers: int = 1
     attempts: int = Field(default=1, description="Attempts this run will make of the agent.")
-
-
-class Isolation(BaseModel):
-    """How every attempt of the agent was contained: pinned in the manifest, disclosed."""
-
-    mode: Literal["sandbox", "none", "in-process"] = Field(
-        description="sandbox: namespaces and its own uid; none: a plain child process; "
-        "in-process: a built-in agent whose actions only reach its own page."
-    )
-    browser: Literal["own", "shared", "none"] = Field(
-        description="own: a Chromium per attempt; shared: a context in the harness's browser."
-    )
-    details: dict[str, Any] = Field(default_factory=dict)
 
 
 class ActionRecord(BaseModel):

@@ -18,8 +18,9 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from endstate.agents.base import AgentClaim, AgentOutcome, AttemptContext, Isolation, RunResources
+from endstate.agents.base import AgentClaim, AgentOutcome, AttemptContext, RunResources
 from endstate.errors import EndstateError
+from endstate.manifest import Isolation
 from endstate.records import SandboxFacts
 from endstate.sandbox.policy import SandboxLimits
 

@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from endstate.jsonfile import member
+
 Severity = Literal["error", "warning"]
 
 
@@ -27,7 +29,7 @@ def json_path(loc: Iterable[int | str], root: str = "$") -> str:
     """Render a pydantic-style location tuple as a JSON path (`$.evals[2].query`)."""
     out = root
     for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+        out += f"[{part}]" if isinstance(part, int) else member(part)
     return out
 
 

@@ -7,10 +7,9 @@ from pathlib import Path
 
 from endstate.corpus.loader import load_corpus
 from endstate.errors import EndstateError
+from endstate.manifest import DisclosureItem, Manifest
 from endstate.records import NOT_RECORDED, CheckVerdict, TaskRecord
-from endstate.report.disclosure import DisclosureItem
 from endstate.report.summary import Summary
-from endstate.runs.manifest import Manifest
 from endstate.runs.session import render
 from endstate.runs.store import RunStore
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from endstate.corpus.problems import SAFE_ID
 from endstate.errors import EndstateError
-from endstate.regress.sheet import ScoreSheet, sheet_of_run
+from endstate.regress.sheet import ScoreSheet
 
 DEFAULT_BASELINES = Path(".endstate/baselines")
 
@@ -50,14 +50,13 @@ def _path(folder: Path, name: str) -> Path:
     return folder / f"{name}.json"
 
 
-def freeze(run_dir: Path, name: str, folder: Path = DEFAULT_BASELINES) -> tuple[Baseline, Path]:
-    """Write a new baseline from a run; an existing name is never overwritten."""
+def freeze(sheet: ScoreSheet, name: str, folder: Path = DEFAULT_BASELINES) -> tuple[Baseline, Path]:
+    """Write a new baseline from a run's sheet; an existing name is never overwritten."""
     path = _path(folder, name)
     if path.exists():
         raise EndstateError(
             f"{path}: baseline {name!r} already exists; frozen baselines are never replaced"
         )
-    sheet = sheet_of_run(run_dir)
     baseline = Baseline(
         name=name, frozen_at=datetime.now(UTC).isoformat(timespec="seconds"), sheet=sheet
     )

@@ -13,7 +13,7 @@ from endstate.regress.gates import GateResult, evaluate, parse
 from endstate.regress.sheet import sheet_from_records
 
 if TYPE_CHECKING:
-    from endstate.runs.manifest import Manifest
+    from endstate.manifest import Manifest
 
 
 def gate_verdicts(

@@ -30,6 +30,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from endstate.errors import EndstateError
+from endstate.manifest import GatesPin
 from endstate.records import TaskRecord
 from endstate.report.summary import headline_records, summarize
 from endstate.stats import wilson_interval
@@ -92,14 +93,6 @@ class GatesFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     gates: list[Gate] = Field(min_length=1)
-
-
-class GatesPin(BaseModel):
-    """The gates as declared when the run started: where, their hash, their content."""
-
-    path: str
-    sha256: str
-    content: str
 
 
 class GateResult(BaseModel):

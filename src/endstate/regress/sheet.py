@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from endstate.build import BuildInfo
-from endstate.errors import EndstateError
 from endstate.records import (
     CheckOutcome,
     InfrastructureFault,
@@ -22,7 +21,7 @@ from endstate.records import (
 )
 
 if TYPE_CHECKING:
-    from endstate.runs.manifest import Manifest
+    from endstate.manifest import Manifest
 
 
 class CheckResult(BaseModel):
@@ -107,19 +106,6 @@ def attempt_result(record: TaskRecord) -> AttemptResult:
         claim=record.facts.claim if record.facts else None,
         error=record.error,
     )
-
-
-def sheet_of_run(run_dir: Path) -> ScoreSheet:
-    """Read a run directory (every scheduled attempt; missing ones count as unmeasurable)."""
-    from endstate.runs.session import render
-    from endstate.runs.store import RunStore
-
-    if not (run_dir / "manifest.json").is_file():
-        raise EndstateError(f"{run_dir}: not a run directory (no manifest.json)")
-    store = RunStore(run_dir)
-    manifest = store.read_manifest()
-    records, *_ = render(store, manifest)
-    return sheet_from_records(manifest, records, run_dir)
 
 
 def sheet_from_records(manifest: Manifest, records: list[TaskRecord], run_dir: Path) -> ScoreSheet:

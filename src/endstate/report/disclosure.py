@@ -4,22 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
 from endstate.build import BuildInfo
 from endstate.corpus.loader import Corpus
+from endstate.manifest import DisclosureItem, Isolation, Manifest
 from endstate.records import NOT_RECORDED, JudgeIdentity, TaskRecord
 from endstate.report.summary import JudgeStats, Summary, judge_stats
 
 OFFLINE = "not applicable: offline scoring of supplied states"
-
-
-class DisclosureItem(BaseModel):
-    key: str
-    title: str
-    text: str
 
 
 class Disclosure(BaseModel):
@@ -43,9 +37,8 @@ def _rubric_checks(corpus: Corpus, records: list[TaskRecord]) -> int:
     )
 
 
-def _rubric_in_manifest(manifest: Any) -> int:
-    facts = getattr(manifest, "task_facts", {})
-    return sum(f.rubric_checks for f in facts.values())
+def _rubric_in_manifest(manifest: Manifest) -> int:
+    return sum(f.rubric_checks for f in manifest.task_facts.values())
 
 
 def _count(n: float, noun: str) -> str:
@@ -202,12 +195,12 @@ def interrupted_note(records: list[TaskRecord]) -> str:
     )
 
 
-def not_isolated(isolation: Any) -> bool:
+def not_isolated(isolation: Isolation | None) -> bool:
     """An external agent that ran unsandboxed: every headline must say so."""
     return isolation is not None and isolation.mode == "none"
 
 
-def agent_isolation_text(isolation: Any, records: list[TaskRecord]) -> str:
+def agent_isolation_text(isolation: Isolation | None, records: list[TaskRecord]) -> str:
     """How the agent was contained, with what the harness observed at each teardown."""
     if isolation is None:
         return "agent isolation not recorded (a run from before it was pinned)"
@@ -254,7 +247,7 @@ def _unmeasurable_reason(error: str) -> str:
     return "end state unreadable"
 
 
-def _run_history(manifest: Any, records: list[TaskRecord]) -> str:
+def _run_history(manifest: Manifest, records: list[TaskRecord]) -> str:
     missing = sum(r.error == NOT_RECORDED for r in records)
     parts = []
     if missing:
@@ -268,7 +261,7 @@ def _run_history(manifest: Any, records: list[TaskRecord]) -> str:
     return "; " + "; ".join(parts) if parts else ""
 
 
-def run_disclosure(manifest: Any, records: list[TaskRecord], summary: Summary) -> Disclosure:
+def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summary) -> Disclosure:
     """Disclosure for a run endstate executed itself, filled from its manifest and records."""
     corpus = manifest.corpus
     n = len(manifest.tasks)

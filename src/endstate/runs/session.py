@@ -17,29 +17,30 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from endstate import firewall
-from endstate.agents.base import Agent, Isolation, RunResources
+from endstate.agents.base import Agent, RunResources
 from endstate.build import build_info
 from endstate.corpus.loader import Corpus, load_corpus
 from endstate.corpus.model import Task
 from endstate.errors import EndstateError
+from endstate.manifest import (
+    AgentPin,
+    CorpusPin,
+    EnvironmentPin,
+    FirewallSummary,
+    GatesPin,
+    HostFacts,
+    Isolation,
+    Manifest,
+    RunLimits,
+    pin_mismatches,
+)
 from endstate.records import TaskFacts, TaskRecord, not_recorded
-from endstate.regress.gates import GatesPin
 from endstate.report.disclosure import Disclosure, interrupted_note, not_isolated, run_disclosure
 from endstate.report.html import render_html
 from endstate.report.summary import Summary, summarize
 from endstate.report.text import render_text
 from endstate.runs.embedded import EmbeddedEnvironment
 from endstate.runs.environment import Environment
-from endstate.runs.manifest import (
-    AgentPin,
-    CorpusPin,
-    EnvironmentPin,
-    FirewallSummary,
-    HostFacts,
-    Manifest,
-    RunLimits,
-    pin_mismatches,
-)
 from endstate.runs.runner import Runner, RunPlan
 from endstate.runs.shared_browser import shared_browser
 from endstate.runs.store import RunStore, read_manifest_file

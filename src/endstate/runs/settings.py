@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from endstate.errors import EndstateError
-from endstate.runs.manifest import Manifest
+from endstate.manifest import Manifest
 
 DEFAULT_JUDGE_URL = "https://api.openai.com/v1"
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from endstate.errors import EndstateError
+from endstate.manifest import Manifest
 from endstate.records import TaskRecord
-from endstate.runs.manifest import Manifest
 
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from endstate.console import err
+from endstate.cli.console import err
 from endstate.redteam.attacks import ATTACKS
 from endstate.redteam.suite import RedTeamResult, run_redteam
 from endstate.runs.progress import RunProgress

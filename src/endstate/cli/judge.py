@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from endstate.console import err
+from endstate.cli.console import err
 from endstate.report.summary import Summary
 from endstate.scoring.judge import DEFAULT_KEY_ENV, Judge, JudgeConfig
 

@@ -1,5 +1,8 @@
 """The run manifest: every pin a reader needs to reproduce or compare a number.
 
+A data model below every package that writes or reads it (runs write it; reports, baselines
+and exports read it).
+
 A later run given this manifest as `--pin` refuses to start when any pinned value differs.
 """
 
@@ -12,13 +15,37 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from endstate.agents.base import Isolation
 from endstate.build import BuildInfo
 from endstate.records import JudgeIdentity, TaskFacts
-from endstate.regress.gates import GatesPin
-from endstate.report.disclosure import DisclosureItem
 
 SCHEMA_VERSION = 1
+
+
+class Isolation(BaseModel):
+    """How every attempt of the agent was contained: pinned in the manifest, disclosed."""
+
+    mode: Literal["sandbox", "none", "in-process"] = Field(
+        description="sandbox: namespaces and its own uid; none: a plain child process; "
+        "in-process: a built-in agent whose actions only reach its own page."
+    )
+    browser: Literal["own", "shared", "none"] = Field(
+        description="own: a Chromium per attempt; shared: a context in the harness's browser."
+    )
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class DisclosureItem(BaseModel):
+    key: str
+    title: str
+    text: str
+
+
+class GatesPin(BaseModel):
+    """The gates as declared when the run started: where, their hash, their content."""
+
+    path: str
+    sha256: str
+    content: str
 
 
 class CorpusPin(BaseModel):

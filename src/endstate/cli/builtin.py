@@ -16,9 +16,9 @@ from rich.text import Text
 
 from endstate.builtin import BUILTIN_COUNT, BUILTIN_SEED
 from endstate.builtin.generator import generate_corpus
-from endstate.console import err
+from endstate.builtin.validation import TaskValidation, validate_tasks
+from endstate.cli.console import err
 from endstate.corpus.loader import load_corpus
-from endstate.corpus.validate import TaskValidation, validate_tasks
 from endstate.errors import EndstateError
 
 corpus_extra_app = typer.Typer(

@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from endstate.cli_judge import (
+from endstate.cli.console import err, out
+from endstate.cli.judge import (
     DEFAULT_JUDGE_CACHE,
     JudgeCache,
     JudgeK,
@@ -17,7 +18,6 @@ from endstate.cli_judge import (
     JudgeRequest,
     JudgeTimeout,
 )
-from endstate.console import err, out
 from endstate.errors import EndstateError
 from endstate.regress import baseline as baselines
 from endstate.regress.compare import Rejudge, compare
@@ -27,7 +27,20 @@ from endstate.regress.compare_report import (
     render_comparison_text,
 )
 from endstate.regress.gates import unchanged
-from endstate.regress.sheet import SheetPins, sheet_of_run
+from endstate.regress.sheet import ScoreSheet, SheetPins, sheet_from_records
+from endstate.runs.session import render
+from endstate.runs.store import RunStore
+
+
+def sheet_of_run(run_dir: Path) -> ScoreSheet:
+    """Read a run directory (every scheduled attempt; missing ones count as unmeasurable)."""
+    if not (run_dir / "manifest.json").is_file():
+        raise EndstateError(f"{run_dir}: not a run directory (no manifest.json)")
+    store = RunStore(run_dir)
+    manifest = store.read_manifest()
+    records, *_ = render(store, manifest)
+    return sheet_from_records(manifest, records, run_dir)
+
 
 baseline_app = typer.Typer(
     help="Freeze a run's per-task scores as a named, read-only baseline; list and show them.",
@@ -48,7 +61,7 @@ def freeze(
     folder: Baselines = baselines.DEFAULT_BASELINES,
 ) -> None:
     """Write RUN_DIR's per-task scores and pins as baseline NAME (never overwritten)."""
-    baseline, path = baselines.freeze(run_dir, name, folder)
+    baseline, path = baselines.freeze(sheet_of_run(run_dir), name, folder)
     sheet = baseline.sheet
     attempts = sum(len(t.attempts) for t in sheet.tasks.values())
     out.print(
@@ -213,8 +226,6 @@ def gate_cmd(
 ) -> None:
     """Judge the gates RUN_DIR declared when it started; exit 1 if any failed."""
     from endstate.regress.gate_verdicts import gate_verdicts, gates_text
-    from endstate.runs.session import render
-    from endstate.runs.store import RunStore
 
     if not (run_dir / "manifest.json").is_file():
         raise EndstateError(f"{run_dir}: not a run directory (no manifest.json)")

@@ -1,0 +1,145 @@
+"""`endstate corpus …`: vendor, verify, lint, inspect, generate and validate task corpora."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from endstate import firewall
+from endstate.cli.builtin import corpus_extra_app
+from endstate.cli.console import err, labelled, out
+from endstate.corpus import lock as corpus_lock
+from endstate.corpus.loader import load_corpus, read_tasks
+from endstate.corpus.problems import errors, warnings
+from endstate.corpus.stats import corpus_stats
+from endstate.errors import EndstateError
+
+corpus_app = typer.Typer(
+    help="Vendor, verify, lint, inspect and measure task corpora.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+corpus_app.registered_commands.extend(corpus_extra_app.registered_commands)
+
+
+@corpus_app.command("import")
+def corpus_import(
+    src: Annotated[
+        Path, typer.Argument(help="Task tree to vendor (family folders of task files).")
+    ],
+    name: Annotated[str, typer.Option("--name", help="Name of the vendored corpus.")],
+    into: Annotated[Path, typer.Option("--into", help="Corpora directory.")] = Path("corpora"),
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing copy.")] = False,
+) -> None:
+    """Copy a task tree into the corpora directory and pin it with a lock file."""
+    if not src.is_dir():
+        raise EndstateError(f"{src}: not a directory")
+    _, problems = read_tasks(src)
+    bad = errors(problems)
+    if bad:
+        for p in bad:
+            err.print(labelled("error", "red", f"{src}/{p.line()}"), highlight=False)
+        raise EndstateError(f"{src}: {len(bad)} error(s); fix them before importing")
+    lock = corpus_lock.vendor(src, into / name, name, force=force)
+    out.print(
+        f"imported {len(lock.files)} files into {into / name}\n"
+        f"tree sha256 {lock.tree_hash}\n"
+        f"{len(warnings(problems))} lint warning(s); see `endstate corpus lint {into / name}`",
+        highlight=False,
+    )
+
+
+@corpus_app.command("verify")
+def corpus_verify(path: Annotated[Path, typer.Argument(help="A vendored corpus.")]) -> None:
+    """Recompute every hash and fail on any change since import."""
+    lock = corpus_lock.verify(path)
+    out.print(
+        f"ok: {len(lock.files)} files match the lock; tree sha256 {lock.tree_hash}", highlight=False
+    )
+
+
+@corpus_app.command("lint")
+def corpus_lint(path: Annotated[Path, typer.Argument(help="A corpus directory.")]) -> None:
+    """Report every problem in one pass; non-zero exit on errors, zero with warnings only."""
+    if not path.is_dir():
+        raise EndstateError(f"{path}: corpus directory not found")
+    tasks, problems = read_tasks(path)
+    if not tasks and not problems:
+        raise EndstateError(f"{path}: no task files found (expected FAMILY/TASK.json)")
+    for p in problems:
+        style = "red" if p.severity == "error" else "yellow"
+        out.print(labelled(p.severity, style, p.line()), highlight=False, soft_wrap=True)
+    n_err, n_warn = len(errors(problems)), len(warnings(problems))
+    out.print(f"{n_err} error(s), {n_warn} warning(s)")
+    if n_err:
+        raise typer.Exit(1)
+
+
+@corpus_app.command("stats")
+def corpus_stats_cmd(
+    path: Annotated[Path, typer.Argument(help="A corpus directory.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Tasks by family × tier, checks and weight by type, rubric-judged share, categories."""
+    stats = corpus_stats(load_corpus(path).tasks)
+    if as_json:
+        print(stats.model_dump_json(indent=2))
+        return
+    tiers = sorted({t for row in stats.by_family_tier.values() for t in row}, key=_tier_key)
+    grid = Table(title=f"{stats.tasks} tasks by family × tier", title_justify="left")
+    grid.add_column("family")
+    for tier in tiers:
+        grid.add_column(tier, justify="right")
+    grid.add_column("total", justify="right")
+    for family, row in stats.by_family_tier.items():
+        grid.add_row(family, *(str(row.get(t, 0)) for t in tiers), str(sum(row.values())))
+    out.print(grid)
+    checks = Table(title="Checks and weight by type", title_justify="left")
+    for col in ("type", "checks", "weight"):
+        checks.add_column(col, justify="left" if col == "type" else "right")
+    for kind, n in stats.checks_by_type.items():
+        checks.add_row(kind, f"{n:,}", f"{stats.weight_by_type[kind]:,g}")
+    checks.add_row("total", f"{sum(stats.checks_by_type.values()):,}", f"{stats.weight:,g}")
+    out.print(checks)
+    share = ", ".join(f"{f} {s:.1%}" for f, s in stats.rubric_share_by_family.items())
+    out.print(f"Rubric-judged share of weight: {stats.rubric_share:.1%} ({share})", highlight=False)
+    cats = Table(title="Check categories", title_justify="left")
+    cats.add_column("category")
+    cats.add_column("checks", justify="right")
+    for cat, n in stats.categories.items():
+        cats.add_row(cat, str(n))
+    out.print(cats)
+
+
+def _tier_key(tier: str) -> tuple[int, str]:
+    return ({"easy": 0, "medium": 1, "hard": 2}.get(tier, 3), tier)
+
+
+@corpus_app.command("show")
+def corpus_show(
+    path: Annotated[Path, typer.Argument(help="A corpus directory.")],
+    task_id: Annotated[str, typer.Argument(help="Task id.")],
+    projection: Annotated[
+        bool, typer.Option("--projection", help="Show exactly what an agent would receive.")
+    ] = False,
+    run_id: Annotated[
+        str, typer.Option("--run-id", help="Episode id for the start URL.")
+    ] = "preview",
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="Environment origin for the start URL.")
+    ] = None,
+) -> None:
+    """Print a task (public and grading sides), or its projection after strict verification."""
+    task = load_corpus(path).task(task_id)
+    if not projection:
+        print(task.model_dump_json(indent=2))
+        return
+    binding = firewall.EpisodeBinding(run_id=run_id, base_url=base_url)
+    verdict = firewall.verify(task, binding=binding)
+    if verdict.status == "blocked":
+        raise EndstateError(f"{task.source}: blocked by the firewall: {verdict.reason}")
+    print(json.dumps(firewall.project(task, binding).model_dump(), indent=2, ensure_ascii=False))
