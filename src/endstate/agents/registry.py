@@ -1,14 +1,27 @@
-"""Agent specs on the command line: `null`, `replay:FILE`, `command:CMD`, `llm:MODEL`."""
+"""Agent kinds, registered by name: the built-ins and any an installed package declares.
+
+A kind is one `AgentKind`: its name (the part of a spec before `:`), what its argument means,
+and a factory. What an agent needs from the harness (a page in the shared browser, its own
+browser, a sandbox) is declared by the agent object it makes (`uses_page`, `isolation()`),
+never inferred from its name. An outside package adds a kind without editing endstate:
+
+    [project.entry-points."endstate.agents"]
+    mine = "my_package.agent:KIND"      # an AgentKind
+
+`endstate run --agent mine:ARG` then finds it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from endstate.agents.base import Agent
 from endstate.errors import EndstateError
 
-KINDS = ("null", "replay", "command", "llm")
+ENTRY_POINT_GROUP = "endstate.agents"
 
 
 @dataclass(frozen=True)
@@ -25,40 +38,60 @@ class AgentOptions:
     egress: tuple[str, ...] = field(default_factory=tuple)
 
 
+@dataclass(frozen=True)
+class AgentKind:
+    """One kind of agent: `name[:argument]` on the command line, and how to make one."""
+
+    name: str
+    argument: str | None  # what follows `name:` (e.g. "MODEL"); None: the kind takes none
+    make: Callable[[str, AgentOptions], Agent]
+    summary: str = ""
+
+    @property
+    def usage(self) -> str:
+        return f"{self.name}:{self.argument}" if self.argument else self.name
+
+
+_REGISTERED: dict[str, AgentKind] = {}
+_LOADED = False
+
+
+def register_agent(kind: AgentKind) -> AgentKind:
+    """Add a kind; a name already taken is refused (a plug-in cannot shadow a built-in)."""
+    if kind.name in _REGISTERED and _REGISTERED[kind.name] is not kind:
+        raise EndstateError(f"agent kind {kind.name!r} is registered twice")
+    _REGISTERED[kind.name] = kind
+    return kind
+
+
+def agent_kinds() -> dict[str, AgentKind]:
+    """Every kind: the built-ins, then those installed packages declare (loaded once)."""
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        from endstate.agents import builtin_kinds  # noqa: F401  registers the built-ins
+
+        for point in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                kind = point.load()
+            except Exception as exc:
+                raise EndstateError(
+                    f"agent plug-in {point.name!r} ({point.value}) failed to load: {exc}"
+                ) from None
+            if not isinstance(kind, AgentKind):
+                raise EndstateError(
+                    f"agent plug-in {point.name!r} ({point.value}) is not an AgentKind"
+                )
+            register_agent(kind)
+    return dict(_REGISTERED)
+
+
 def make_agent(spec: str, options: AgentOptions | None = None) -> Agent:
-    options = options or AgentOptions()
-    kind, _, arg = spec.partition(":")
-    if kind == "null" and not arg:
-        from endstate.agents.null import NullAgent
-
-        return NullAgent()
-    if kind == "command" and arg:
-        from endstate.agents.command import CommandAgent
-
-        return CommandAgent(
-            arg,
-            pass_env=options.pass_env,
-            isolation=options.isolation,  # type: ignore[arg-type]  # checked by CommandAgent
-            mounts=options.mounts,
-            egress=options.egress,
-        )
-    if kind == "replay" and arg:
-        from endstate.agents.replay import ReplayAgent
-
-        path = Path(arg)
-        if not path.is_file():
-            raise EndstateError(f"{path}: trajectory file not found")
-        return ReplayAgent(path)
-    if kind == "llm" and arg:
-        from endstate.agents.llm import LLMAgent
-
-        return LLMAgent(
-            model=arg,
-            base_url=options.base_url or "https://api.openai.com/v1",
-            prompt_mode=options.prompt_mode,  # type: ignore[arg-type]
-            max_steps=options.max_steps,
-            temperature=options.temperature,
-        )
-    raise EndstateError(
-        f"agent spec {spec!r}: expected null, replay:FILE, command:CMD or llm:MODEL"
-    )
+    """The agent a spec names (`null`, `llm:MODEL`, …)."""
+    name, colon, arg = spec.partition(":")
+    kinds = agent_kinds()
+    kind = kinds.get(name)
+    if kind is None or (kind.argument is None) != (not colon) or (kind.argument and not arg):
+        expected = ", ".join(k.usage for k in kinds.values())
+        raise EndstateError(f"agent spec {spec!r}: expected {expected}")
+    return kind.make(arg, options or AgentOptions())

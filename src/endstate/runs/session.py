@@ -7,7 +7,6 @@ first attempt; the report is written only from the records on disk.
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 import secrets
 from collections.abc import AsyncIterator, Callable
@@ -39,14 +38,12 @@ from endstate.report.disclosure import Disclosure, interrupted_note, not_isolate
 from endstate.report.html import render_html
 from endstate.report.summary import Summary, summarize
 from endstate.report.text import render_text
-from endstate.runs.embedded import EmbeddedEnvironment
 from endstate.runs.environment import Environment
+from endstate.runs.environments import EnvironmentSettings, environment_kind
 from endstate.runs.runner import Runner, RunPlan
 from endstate.runs.shared_browser import shared_browser
 from endstate.runs.store import RunStore, read_manifest_file
 from endstate.scoring.judge import Judge
-
-ENVIRONMENTS = ("embedded",)
 
 
 @dataclass
@@ -101,21 +98,9 @@ async def start_environment(
     if given is not None:
         yield given
         return
-    if kind != "embedded":
-        raise EndstateError(
-            f"--env {kind!r}: unknown environment (expected {', '.join(ENVIRONMENTS)})"
-        )
-    from endstate.envs.server import EmbeddedSuite
-    from endstate.envs.world import DEFAULT_SEED
-
-    suite = await asyncio.to_thread(
-        EmbeddedSuite.start, world_seed if world_seed is not None else DEFAULT_SEED
-    )
-    env = EmbeddedEnvironment(suite, seed)
-    try:
+    settings = EnvironmentSettings(seed=seed, world_seed=world_seed)
+    async with environment_kind(kind).start(settings) as env:
         yield env
-    finally:
-        await env.aclose()
 
 
 @asynccontextmanager

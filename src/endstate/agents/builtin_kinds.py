@@ -1,0 +1,55 @@
+"""The agent kinds endstate ships, registered like any plug-in's (imports deferred: a run pays
+only for the agent it uses)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from endstate.agents.base import Agent
+from endstate.agents.registry import AgentKind, AgentOptions, register_agent
+from endstate.errors import EndstateError
+
+
+def _null(arg: str, options: AgentOptions) -> Agent:
+    from endstate.agents.null import NullAgent
+
+    return NullAgent()
+
+
+def _command(arg: str, options: AgentOptions) -> Agent:
+    from endstate.agents.command import CommandAgent
+
+    return CommandAgent(
+        arg,
+        pass_env=options.pass_env,
+        isolation=options.isolation,  # type: ignore[arg-type]  # checked by CommandAgent
+        mounts=options.mounts,
+        egress=options.egress,
+    )
+
+
+def _replay(arg: str, options: AgentOptions) -> Agent:
+    from endstate.agents.replay import ReplayAgent
+
+    path = Path(arg)
+    if not path.is_file():
+        raise EndstateError(f"{path}: trajectory file not found")
+    return ReplayAgent(path)
+
+
+def _llm(arg: str, options: AgentOptions) -> Agent:
+    from endstate.agents.llm import LLMAgent
+
+    return LLMAgent(
+        model=arg,
+        base_url=options.base_url or "https://api.openai.com/v1",
+        prompt_mode=options.prompt_mode,  # type: ignore[arg-type]
+        max_steps=options.max_steps,
+        temperature=options.temperature,
+    )
+
+
+NULL = register_agent(AgentKind("null", None, _null, "does nothing: the floor"))
+REPLAY = register_agent(AgentKind("replay", "FILE", _replay, "replays a trajectory (validation)"))
+COMMAND = register_agent(AgentKind("command", "CMD", _command, "an external program, sandboxed"))
+LLM = register_agent(AgentKind("llm", "MODEL", _llm, "a chat model over the accessibility tree"))

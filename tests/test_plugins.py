@@ -1,0 +1,54 @@
+"""An agent kind and an environment kind added from outside endstate's tree, through entry
+points only (tests/fixtures/plugins), run end to end by the real `endstate` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import FIXTURES
+from test_cli import ENDSTATE
+
+PLUGINS = FIXTURES / "plugins"
+sys.path.insert(0, str(PLUGINS))
+from toy_plugin import task  # noqa: E402
+
+
+def _endstate(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(PLUGINS), "COLUMNS": "200", "NO_COLOR": "1"}
+    return subprocess.run(
+        [str(ENDSTATE), *map(str, args)], capture_output=True, text=True, cwd=cwd, env=env,
+        timeout=120,
+    )  # fmt: skip
+
+
+def test_a_plugged_in_agent_runs_in_a_plugged_in_environment(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus" / "toys"
+    corpus.mkdir(parents=True)
+    (corpus / "a.json").write_text(json.dumps(task("toy-1", "42")))
+    (corpus / "b.json").write_text(json.dumps(task("toy-2", "7")))
+    proc = _endstate(
+        "run", "--corpus", corpus.parent, "--env", "toy", "--agent", "toy:42",
+        "--out", tmp_path / "runs", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Full-credit passes: 1/2" in proc.stdout
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["environment"]["kind"] == "toy"
+    assert manifest["agent"] == {
+        "spec": "toy:42", "kind": "toy", "name": "toy", "config": {"answer": "42"}, "scored": True
+    }  # fmt: skip
+    records = [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines()]
+    assert {r["task_id"]: r["status"] for r in records} == {"toy-1": "passed", "toy-2": "failed"}
+
+
+def test_the_plugged_in_kinds_are_listed_where_a_spec_is_wrong(tmp_path: Path) -> None:
+    proc = _endstate("run", "--agent", "nope", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "expected null, replay:FILE, command:CMD, llm:MODEL, toy:ANSWER" in proc.stderr
+    proc = _endstate("run", "--env", "nope", "--agent", "null", cwd=tmp_path)
+    assert "unknown environment (expected embedded, toy)" in proc.stderr
