@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,117 +20,72 @@ from endstate.cli.judge import (
     JudgeTimeout,
     exit_if_graded_nothing,
 )
+from endstate.cli.run_options import (
+    AgentBaseUrl,
+    AgentEgress,
+    AgentEnv,
+    AgentMount,
+    AgentSpec,
+    Attempts,
+    Corpus,
+    EnvName,
+    Gates,
+    IsolationMode,
+    MaxSteps,
+    Out,
+    Pin,
+    PromptMode,
+    Resume,
+    RunJudgeBaseUrl,
+    RunJudgeK,
+    Seed,
+    Tasks,
+    TimeLimit,
+    Workers,
+    WorldSeed,
+)
 from endstate.corpus.loader import load_corpus
 from endstate.errors import EndstateError
 from endstate.regress.gates import pin as pin_gates
 from endstate.runs.progress import RunProgress
 
+if TYPE_CHECKING:
+    from endstate.runs.session import RunOptions, RunResult
+    from endstate.runs.settings import RunSettings
+    from endstate.scoring.judge import Judge
+
 
 def run(
-    corpus: Annotated[
-        Path | None,
-        typer.Option("--corpus", help="Corpus directory (default: the built-in corpus)."),
-    ] = None,
-    agent: Annotated[
-        str | None,
-        typer.Option("--agent", help="null (default) | replay:FILE | command:CMD | llm:MODEL"),
-    ] = None,
-    env: Annotated[str, typer.Option("--env", help="Environment.")] = "embedded",
-    attempts: Annotated[
-        int | None, typer.Option("--attempts", min=1, help="Attempts per task (default 1).")
-    ] = None,
-    workers: Annotated[
-        int | None, typer.Option("--workers", min=1, help="Parallel attempts (default 2).")
-    ] = None,
-    max_steps: Annotated[
-        int | None,
-        typer.Option("--max-steps", min=1, help="Actions a built-in agent may take (default 50)."),
-    ] = None,
-    time_limit: Annotated[
-        float | None,
-        typer.Option("--time-limit", min=1, help="Seconds per attempt (default 300)."),
-    ] = None,
-    tasks: Annotated[
-        str | None, typer.Option("--tasks", help="Task id glob(s), comma-separated.")
-    ] = None,
-    out: Annotated[Path, typer.Option("--out", help="Directory for run directories.")] = Path(
-        "runs"
-    ),
-    resume: Annotated[
-        Path | None,
-        typer.Option("--resume", help="Continue a stopped run, with its own settings."),
-    ] = None,
-    pin: Annotated[
-        Path | None,
-        typer.Option("--pin", help="Refuse to start unless this manifest's pins match."),
-    ] = None,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Run seed; episode seeds follow (default 0).")
-    ] = None,
-    world_seed: Annotated[
-        int | None, typer.Option("--world-seed", help="Embedded world seed.")
-    ] = None,
-    agent_base_url: Annotated[
-        str | None, typer.Option("--agent-base-url", help="OpenAI-compatible endpoint (llm).")
-    ] = None,
-    prompt_mode: Annotated[
-        str | None, typer.Option("--prompt-mode", help="llm prompt: task (default) | task+guidance")
-    ] = None,
-    agent_env: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--agent-env", metavar="NAME", help="Environment variable passed to a command agent."
-        ),
-    ] = None,
-    isolation: Annotated[
-        str | None,
-        typer.Option(
-            "--isolation",
-            help="command agents: sandbox (default) or none (unsandboxed; reports say so).",
-        ),
-    ] = None,
-    agent_mount: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--agent-mount",
-            metavar="DIR",
-            help="Folder a sandboxed command agent may read (default: its program's folder).",
-        ),
-    ] = None,
-    agent_egress: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--agent-egress",
-            metavar="HOST:PORT",
-            help="HOST:PORT a sandboxed command agent may reach (e.g. its model's API).",
-        ),
-    ] = None,
+    corpus: Corpus = None,
+    agent: AgentSpec = None,
+    env: EnvName = "embedded",
+    attempts: Attempts = None,
+    workers: Workers = None,
+    max_steps: MaxSteps = None,
+    time_limit: TimeLimit = None,
+    tasks: Tasks = None,
+    out: Out = Path("runs"),
+    resume: Resume = None,
+    pin: Pin = None,
+    seed: Seed = None,
+    world_seed: WorldSeed = None,
+    agent_base_url: AgentBaseUrl = None,
+    prompt_mode: PromptMode = None,
+    agent_env: AgentEnv = None,
+    isolation: IsolationMode = None,
+    agent_mount: AgentMount = None,
+    agent_egress: AgentEgress = None,
     judge_model: JudgeModel = None,
-    judge_base_url: Annotated[
-        str | None, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint.")
-    ] = None,
-    judge_k: Annotated[
-        int | None, typer.Option("--judge-k", min=1, help="Judge calls per check (default 3).")
-    ] = None,
+    judge_base_url: RunJudgeBaseUrl = None,
+    judge_k: RunJudgeK = None,
     judge_timeout: JudgeTimeout = 60.0,
     judge_cache: JudgeCache = DEFAULT_JUDGE_CACHE,
     judge_budget: JudgeBudget = None,
     judge_rejudge: JudgeRejudge = 0,
     judge_keep_trying: JudgeKeepTrying = False,
-    gates: Annotated[
-        Path | None,
-        typer.Option(
-            "--gates",
-            metavar="FILE",
-            help="Release gates (YAML) pinned before the first attempt; see `endstate gate`.",
-        ),
-    ] = None,
+    gates: Gates = None,
 ) -> None:
     """Evaluate an agent end to end: fresh episode per attempt, end state read back and scored."""
-    import asyncio
-
-    from endstate.agents.registry import AgentOptions, make_agent
-    from endstate.runs.session import RunOptions, execute
     from endstate.runs.settings import RunSettings, settle
     from endstate.runs.store import RunStore
 
@@ -155,9 +110,44 @@ def run(
         judge_k=judge_k,
     )
     s = settle(given, RunStore(resume).read_manifest() if resume else None)
+    assert s.judge_base_url is not None
+    judge = JudgeRequest(
+        s.judge_model,
+        s.judge_base_url,
+        s.judge_k or 3,
+        judge_timeout,
+        judge_cache,
+        judge_budget,
+        judge_rejudge,
+        judge_keep_trying,
+    ).make()
+    bar = RunProgress(console=err)
+    where: list[Path] = []
+    options = _run_options(s, env, out, resume, pin, judge, gates, bar, where)
+    result = _execute(options, bar, where)
+    sys.stdout.write(result.report)
+    sys.stdout.write(f"\nrun directory: {result.store.root}\n")
+    exit_if_graded_nothing(judge, result.summary)
+
+
+def _run_options(
+    s: RunSettings,
+    env: str,
+    out: Path,
+    resume: Path | None,
+    pin: Path | None,
+    judge: Judge | None,
+    gates: Path | None,
+    bar: RunProgress,
+    where: list[Path],
+) -> RunOptions:
+    """The settled settings as a run: the agent made, the corpus chosen, the gates pinned."""
+    from endstate.agents.registry import AgentOptions, make_agent
+    from endstate.runs.session import RunOptions
+
     if s.prompt_mode not in ("task", "task+guidance"):
         raise EndstateError(f"--prompt-mode {s.prompt_mode!r}: expected task or task+guidance")
-    assert s.agent is not None and s.max_steps is not None and s.judge_base_url is not None
+    assert s.agent is not None and s.max_steps is not None
     made = make_agent(
         s.agent,
         AgentOptions(
@@ -170,24 +160,12 @@ def run(
             egress=s.agent_egress or (),
         ),
     )
-    judge = JudgeRequest(
-        s.judge_model,
-        s.judge_base_url,
-        s.judge_k or 3,
-        judge_timeout,
-        judge_cache,
-        judge_budget,
-        judge_rejudge,
-        judge_keep_trying,
-    ).make()
-    bar = RunProgress(console=err)
     chosen = s.corpus
     if chosen is None:
         from endstate.builtin import builtin_corpus_path
 
         chosen = builtin_corpus_path()
-    where: list[Path] = []
-    options = RunOptions(
+    return RunOptions(
         corpus=chosen,
         agent=made,
         agent_spec=s.agent,
@@ -208,8 +186,16 @@ def run(
         on_store=where.append,
         gates=pin_gates(gates) if gates else None,
     )
+
+
+def _execute(options: RunOptions, bar: RunProgress, where: list[Path]) -> RunResult:
+    """Run it; Ctrl-C ends with where the run is and how to resume it (exit 130)."""
+    import asyncio
+
+    from endstate.runs.session import execute
+
     try:
-        result = asyncio.run(execute(options))
+        return asyncio.run(execute(options))
     except KeyboardInterrupt:
         bar.stop()
         # Plain lines, never wrapped: the command is meant to be copied.
@@ -224,9 +210,6 @@ def run(
         raise typer.Exit(130) from None
     finally:
         bar.stop()
-    sys.stdout.write(result.report)
-    sys.stdout.write(f"\nrun directory: {result.store.root}\n")
-    exit_if_graded_nothing(judge, result.summary)
 
 
 def record_cmd(

@@ -1,0 +1,93 @@
+"""The options of `endstate run`, one name each, so the command reads as a list of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+Corpus = Annotated[
+    Path | None, typer.Option("--corpus", help="Corpus directory (default: the built-in corpus).")
+]
+AgentSpec = Annotated[
+    str | None,
+    typer.Option(
+        "--agent", help="null (default) | replay:FILE | command:CMD | llm:MODEL | plug-in"
+    ),
+]
+EnvName = Annotated[str, typer.Option("--env", help="Environment (default embedded).")]
+Attempts = Annotated[
+    int | None, typer.Option("--attempts", min=1, help="Attempts per task (default 1).")
+]
+Workers = Annotated[
+    int | None, typer.Option("--workers", min=1, help="Parallel attempts (default 2).")
+]
+MaxSteps = Annotated[
+    int | None,
+    typer.Option("--max-steps", min=1, help="Actions a built-in agent may take (default 50)."),
+]
+TimeLimit = Annotated[
+    float | None, typer.Option("--time-limit", min=1, help="Seconds per attempt (default 300).")
+]
+Tasks = Annotated[str | None, typer.Option("--tasks", help="Task id glob(s), comma-separated.")]
+Out = Annotated[Path, typer.Option("--out", help="Directory for run directories.")]
+Resume = Annotated[
+    Path | None, typer.Option("--resume", help="Continue a stopped run, with its own settings.")
+]
+Pin = Annotated[
+    Path | None, typer.Option("--pin", help="Refuse to start unless this manifest's pins match.")
+]
+Seed = Annotated[
+    int | None, typer.Option("--seed", help="Run seed; episode seeds follow (default 0).")
+]
+WorldSeed = Annotated[int | None, typer.Option("--world-seed", help="Embedded world seed.")]
+AgentBaseUrl = Annotated[
+    str | None, typer.Option("--agent-base-url", help="OpenAI-compatible endpoint (llm).")
+]
+PromptMode = Annotated[
+    str | None, typer.Option("--prompt-mode", help="llm prompt: task (default) | task+guidance")
+]
+AgentEnv = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--agent-env", metavar="NAME", help="Environment variable passed to a command agent."
+    ),
+]
+IsolationMode = Annotated[
+    str | None,
+    typer.Option(
+        "--isolation",
+        help="command agents: sandbox (default) or none (unsandboxed; reports say so).",
+    ),
+]
+AgentMount = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--agent-mount",
+        metavar="DIR",
+        help="Folder a sandboxed command agent may read (default: its program's folder).",
+    ),
+]
+AgentEgress = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--agent-egress",
+        metavar="HOST:PORT",
+        help="HOST:PORT a sandboxed command agent may reach (e.g. its model's API).",
+    ),
+]
+RunJudgeBaseUrl = Annotated[
+    str | None, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint.")
+]
+RunJudgeK = Annotated[
+    int | None, typer.Option("--judge-k", min=1, help="Judge calls per check (default 3).")
+]
+Gates = Annotated[
+    Path | None,
+    typer.Option(
+        "--gates",
+        metavar="FILE",
+        help="Release gates (YAML) pinned before the first attempt; see `endstate gate`.",
+    ),
+]
