@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import (
@@ -29,14 +29,17 @@ from endstate.cli.judge import (
     JudgeTimeout,
     exit_if_graded_nothing,
 )
-from endstate.corpus.loader import load_corpus
+from endstate.corpus.loader import Corpus, load_corpus
 from endstate.records import TaskRecord
 from endstate.report.disclosure import offline_disclosure
 from endstate.report.summary import summarize
 from endstate.report.text import render_text, renderable
 from endstate.runs.settings import DEFAULT_JUDGE_URL
-from endstate.scoring.offline import score_supplied
+from endstate.scoring.offline import OfflineScoring, score_supplied
 from endstate.scoring.states import shown
+
+if TYPE_CHECKING:
+    from endstate.scoring.judge import Judge
 
 
 def score(
@@ -82,28 +85,7 @@ def score(
         judge_rejudge,
         judge_keep_trying,
     ).make()
-    with Progress(
-        TextColumn("scoring"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
-        bar = progress.add_task("scoring", total=None)
-
-        def tick(_: TaskRecord) -> None:
-            progress.advance(bar)
-
-        result = score_supplied(
-            loaded,
-            states,
-            pattern,
-            judge,
-            only_supplied=only_supplied,
-            workers=workers,
-            on_record=tick,
-        )
+    result = _score_with_progress(loaded, states, pattern, judge, only_supplied, workers)
     summary = summarize(result.records)
     disclosure = offline_disclosure(
         loaded,
@@ -115,17 +97,7 @@ def score(
         only_supplied,
         result.unknown_files,
     )
-    for path in result.unknown_files:
-        err.print(
-            labelled(
-                "warning", "yellow", f"{shown(path)}: matches no task in {corpus}; not scored"
-            ),
-            highlight=False,
-            soft_wrap=True,
-        )
-    for record in result.records:
-        if record.status == "unmeasurable" and record.state_source:
-            err.print(labelled("unmeasurable", "yellow", record.error or ""), soft_wrap=True)
+    _say_what_was_not_scored(result, corpus)
     if out_file:
         out_file.parent.mkdir(parents=True, exist_ok=True)
         out_file.write_text("".join(r.model_dump_json() + "\n" for r in result.records))
@@ -140,3 +112,48 @@ def score(
         html_file.write_text(render_html(summary, disclosure, title, result.records))
     out.print(renderable(summary, disclosure, title), crop=False)  # never cut a disclosure
     exit_if_graded_nothing(judge, summary)
+
+
+def _score_with_progress(
+    corpus: Corpus,
+    states: Path,
+    pattern: str,
+    judge: Judge | None,
+    only_supplied: bool,
+    workers: int,
+) -> OfflineScoring:
+    with Progress(
+        TextColumn("scoring"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        bar = progress.add_task("scoring", total=None)
+
+        def tick(_: TaskRecord) -> None:
+            progress.advance(bar)
+
+        return score_supplied(
+            corpus,
+            states,
+            pattern,
+            judge,
+            only_supplied=only_supplied,
+            workers=workers,
+            on_record=tick,
+        )
+
+
+def _say_what_was_not_scored(result: OfflineScoring, corpus: Path) -> None:
+    """One line per state file that matched no task, and per state that could not be read."""
+    for path in result.unknown_files:
+        err.print(
+            labelled("warning", "yellow", f"{shown(path)}: matches no task in {corpus}; skipped"),
+            highlight=False,
+            soft_wrap=True,
+        )
+    for record in result.records:
+        if record.status == "unmeasurable" and record.state_source:
+            err.print(labelled("unmeasurable", "yellow", record.error or ""), soft_wrap=True)

@@ -263,6 +263,46 @@ def _parse_judge(
     return check, problems
 
 
+def _start_problems(file: str, start: str | None) -> list[Problem]:
+    if start is None:
+        return [Problem(file=file, path="$.config.start_url", reason="missing required field")]
+    missing = [p for p in PLACEHOLDERS if p not in start]
+    if not missing:
+        return []
+    reason = f"start_url lacks {' and '.join(missing)}: episodes cannot be bound"
+    return [Problem(file=file, path="$.config.start_url", reason=reason)]
+
+
+def _placement_problems(file: str, family: str, difficulty: str | None) -> list[Problem]:
+    found = []
+    if difficulty is not None and difficulty not in KNOWN_TIERS:
+        reason = f"unknown tier {difficulty!r} (expected {', '.join(KNOWN_TIERS)})"
+        found.append(Problem(file=file, path="$.difficulty", reason=reason, severity="warning"))
+    if not family:
+        reason = "task file is not inside a family folder"
+        found.append(Problem(file=file, reason=reason, severity="warning"))
+    return found
+
+
+def _points_total_problems(file: str, top: _File, checks: list[Check]) -> list[Problem]:
+    """The benchmark sums check points and drops the declared total; a mismatch is noted."""
+    found = []
+    weight = sum(c.points for c in checks)
+    if not math.isfinite(weight):
+        found.append(Problem(file=file, path="$.evals", reason="check points sum to infinity"))
+    declared = _number(top.points)
+    if top.points is not None and declared is None:
+        reason = f"declared points {top.points!r:.40} are not a number: ignored"
+        found.append(Problem(file=file, path="$.points", reason=reason, severity="warning"))
+    if declared is not None and len(checks) == len(top.evals) and declared != weight:
+        reason = (
+            f"declared points {declared:g} differ from the sum of check points "
+            f"{weight:g}; the sum is used"
+        )
+        found.append(Problem(file=file, path="$.points", reason=reason, severity="warning"))
+    return found
+
+
 def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Problem]]:
     """Validate one decoded task file; return the task (if usable) and every problem found."""
     if not isinstance(data, dict):
@@ -291,59 +331,11 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
     if not top.evals:
         problems.append(Problem(file=file, path="$.evals", reason="task has no checks"))
 
-    start = top.config.start_url
-    if start is None:
-        problems.append(
-            Problem(file=file, path="$.config.start_url", reason="missing required field")
-        )
-    else:
-        missing = [p for p in PLACEHOLDERS if p not in start]
-        if missing:
-            problems.append(
-                Problem(
-                    file=file,
-                    path="$.config.start_url",
-                    reason=f"start_url lacks {' and '.join(missing)}: episodes cannot be bound",
-                )
-            )
-    if top.difficulty is not None and top.difficulty not in KNOWN_TIERS:
-        problems.append(
-            Problem(
-                file=file,
-                path="$.difficulty",
-                reason=f"unknown tier {top.difficulty!r} (expected {', '.join(KNOWN_TIERS)})",
-                severity="warning",
-            )
-        )
-    if not family:
-        problems.append(
-            Problem(file=file, reason="task file is not inside a family folder", severity="warning")
-        )
-    weight = sum(c.points for c in checks)
-    if not math.isfinite(weight):
-        problems.append(Problem(file=file, path="$.evals", reason="check points sum to infinity"))
+    problems += _start_problems(file, top.config.start_url)
+    problems += _placement_problems(file, family, top.difficulty)
+    problems += _points_total_problems(file, top, checks)
     declared = _number(top.points)
-    if top.points is not None and declared is None:
-        problems.append(
-            Problem(
-                file=file,
-                path="$.points",
-                reason=f"declared points {top.points!r:.40} are not a number: ignored",
-                severity="warning",
-            )
-        )
-    if declared is not None and len(checks) == len(top.evals) and declared != weight:
-        problems.append(
-            Problem(
-                file=file,
-                path="$.points",
-                reason=(
-                    f"declared points {declared:g} differ from the sum of check points "
-                    f"{weight:g}; the sum is used"
-                ),
-                severity="warning",
-            )
-        )
+    start = top.config.start_url
     if any(p.severity == "error" for p in problems):
         return None, problems
 

@@ -96,35 +96,9 @@ def _check_problems(file: str, index: int, raw: Any) -> tuple[Check | None, list
     return check, fixed
 
 
-def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Problem]]:
-    """Validate one decoded native task file; return the task (if usable) and its problems."""
-    if not isinstance(data, dict):
-        return None, [Problem(file=file, reason="task file is not a JSON object")]
-    try:
-        top = _File.model_validate(data)
-    except ValidationError as exc:
-        found = hab_v2._validation_problems(file, exc, ())
-        raw_checks = data.get("checks")
-        if isinstance(raw_checks, list):
-            for i, raw in enumerate(raw_checks):
-                found += _check_problems(file, i, raw)[1]
-        return None, found
+def _shape_problems(file: str, family: str, top: _File) -> list[Problem]:
+    """Tier, start path, family folder and reference steps, each checked against the file."""
     problems: list[Problem] = []
-    unsafe = id_problem(file, "$.id", top.id)
-    if unsafe:
-        problems.append(unsafe)
-    if top.format != FORMAT:
-        problems.append(
-            Problem(file=file, path="$.format", reason=f"unknown format {top.format!r}")
-        )
-    checks: list[Check] = []
-    for i, raw in enumerate(top.checks):
-        check, found = _check_problems(file, i, raw)
-        problems += found
-        if check is not None:
-            checks.append(check)
-    if not top.checks:
-        problems.append(Problem(file=file, path="$.checks", reason="task has no checks"))
     if top.tier not in KNOWN_TIERS:
         problems.append(
             Problem(
@@ -158,6 +132,39 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
                     reason=f"step index out of range: {bad[0]} (trajectory has {n} steps)",
                 )
             )
+    return problems
+
+
+def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Problem]]:
+    """Validate one decoded native task file; return the task (if usable) and its problems."""
+    if not isinstance(data, dict):
+        return None, [Problem(file=file, reason="task file is not a JSON object")]
+    try:
+        top = _File.model_validate(data)
+    except ValidationError as exc:
+        found = hab_v2._validation_problems(file, exc, ())
+        raw_checks = data.get("checks")
+        if isinstance(raw_checks, list):
+            for i, raw in enumerate(raw_checks):
+                found += _check_problems(file, i, raw)[1]
+        return None, found
+    problems: list[Problem] = []
+    unsafe = id_problem(file, "$.id", top.id)
+    if unsafe:
+        problems.append(unsafe)
+    if top.format != FORMAT:
+        problems.append(
+            Problem(file=file, path="$.format", reason=f"unknown format {top.format!r}")
+        )
+    checks: list[Check] = []
+    for i, raw in enumerate(top.checks):
+        check, found = _check_problems(file, i, raw)
+        problems += found
+        if check is not None:
+            checks.append(check)
+    if not top.checks:
+        problems.append(Problem(file=file, path="$.checks", reason="task has no checks"))
+    problems += _shape_problems(file, family, top)
     if any(p.severity == "error" for p in problems):
         return None, problems
 

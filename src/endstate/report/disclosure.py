@@ -261,20 +261,48 @@ def _run_history(manifest: Manifest, records: list[TaskRecord]) -> str:
     return "; " + "; ".join(parts) if parts else ""
 
 
-def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summary) -> Disclosure:
-    """Disclosure for a run endstate executed itself, filled from its manifest and records."""
+def _run_pin(manifest: Manifest) -> str:
     corpus = manifest.corpus
     n = len(manifest.tasks)
-    pin = (
+    return (
         f"{corpus.name} ({n} task{'s' if n != 1 else ''} scheduled), "
         f"tree sha256 {corpus.tree_hash[:16]}…; "
         + ("vendored, lock verified" if corpus.vendored else "not vendored: no lock file")
     )
+
+
+def _run_attempts(manifest: Manifest, records: list[TaskRecord]) -> str:
     selection = (
         f"selection: tasks matching {manifest.selection!r}"
         if manifest.selection
         else ("selection: none (every corpus task)")
     )
+    mode = (
+        "VALIDATION run (replay agent): not a capability score"
+        if manifest.mode == "validation"
+        else "scored run"
+    )
+    return (
+        f"{mode}; {manifest.limits.attempts} attempt(s) per task, every scheduled attempt "
+        f"counted (headline uses attempt 1 of each task; never best-of-N); {selection}"
+        + _run_history(manifest, records)
+    )
+
+
+def _run_isolation(manifest: Manifest, records: list[TaskRecord]) -> str:
+    env = manifest.environment
+    return (
+        "every attempt had a fresh episode (its own state); "
+        + agent_isolation_text(manifest.isolation, records)
+        + f"; {manifest.limits.workers} worker(s) shared one environment; "
+        f"environment fingerprint {env.fingerprint[:16]}…"
+        + (f", world {env.world_id} ({(env.world_hash or '')[:12]}…)" if env.world_id else "")
+        + (f", clock pinned at {env.pinned_clock}" if env.pinned_clock else "")
+    )
+
+
+def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summary) -> Disclosure:
+    """Disclosure for a run endstate executed itself, filled from its manifest and records."""
     reasons = Counter(
         _unmeasurable_reason(r.error or "") for r in records if r.status == "unmeasurable"
     )
@@ -282,20 +310,9 @@ def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summa
     claims = [r for r in records if r.facts is not None]
     false_success = sum(r.false_success for r in records)
     env = manifest.environment
-    mode = (
-        "VALIDATION run (replay agent): not a capability score"
-        if manifest.mode == "validation"
-        else "scored run"
-    )
     items = [
-        ("corpus", "Corpus and pin", pin),
-        (
-            "attempts",
-            "Attempts and selection",
-            f"{mode}; {manifest.limits.attempts} attempt(s) per task, every scheduled attempt "
-            f"counted (headline uses attempt 1 of each task; never best-of-N); {selection}"
-            + _run_history(manifest, records),
-        ),
+        ("corpus", "Corpus and pin", _run_pin(manifest)),
+        ("attempts", "Attempts and selection", _run_attempts(manifest, records)),
         (
             "pass",
             "Pass semantics and denominator",
@@ -327,16 +344,7 @@ def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summa
             f"{summary.unmeasurable} of {summary.tasks} headline attempts unmeasurable "
             f"({unmeasurable}), counted as zero",
         ),
-        (
-            "isolation",
-            "State isolation",
-            "every attempt had a fresh episode (its own state); "
-            + agent_isolation_text(getattr(manifest, "isolation", None), records)
-            + f"; {manifest.limits.workers} worker(s) shared one environment; "
-            f"environment fingerprint {env.fingerprint[:16]}…"
-            + (f", world {env.world_id} ({(env.world_hash or '')[:12]}…)" if env.world_id else "")
-            + (f", clock pinned at {env.pinned_clock}" if env.pinned_clock else ""),
-        ),
+        ("isolation", "State isolation", _run_isolation(manifest, records)),
         ("build", "Build", manifest.build.describe()),
         (
             "judge",
