@@ -24,12 +24,16 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from endstate.agents.command import CommandAgent
 from endstate.errors import EndstateError
 from endstate.records import TaskRecord
 from endstate.redteam.attacks import ATTACKS, BY_NAME, Attack, attack_task, victim_task
+
+if TYPE_CHECKING:
+    from endstate.envs.server import EmbeddedSuite
+    from endstate.scoring.judge import Judge
 
 HOSTILE_AGENT = Path(__file__).with_name("hostile_agent.py")
 SURVIVOR_MARK = b"es-rt-survivor"
@@ -159,6 +163,81 @@ def _judge_attack(
     return Finding(attack.name, attack.threat, "held", evidence + (f" — {notes}" if notes else ""))
 
 
+def _write_corpus(attacks: list[Attack], canary: str, referral: str, workspace: Path) -> Path:
+    """One task per attack, with a victim task after every third: attacks run beside them."""
+    corpus = workspace / "corpus"
+    (corpus / "red_team").mkdir(parents=True)
+    order: list[dict[str, object]] = []
+    for i, attack in enumerate(attacks):
+        order.append(attack_task(attack, canary, referral))
+        if i % 3 == 0:
+            order.append(victim_task(i // 3 + 1, canary))
+    for n, doc in enumerate(order):
+        (corpus / "red_team" / f"{n:02d}-{doc['id']}.json").write_text(json.dumps(doc))
+    return corpus
+
+
+def _hostile_agent_dir() -> Path:
+    """The hostile agent's program in a folder of its own that the sandbox uid can read."""
+    agent_dir = Path(tempfile.mkdtemp(prefix="endstate-redteam-agent-"))
+    agent_dir.chmod(0o755)
+    shutil.copy(HOSTILE_AGENT, agent_dir / "hostile_agent.py")
+    (agent_dir / "hostile_agent.py").chmod(0o644)
+    return agent_dir
+
+
+async def _attack_run(
+    agent_dir: Path,
+    isolation: str,
+    corpus: Path,
+    workspace: Path,
+    judge: Judge,
+    suite: EmbeddedSuite,
+    on_record: Callable[[TaskRecord], None] | None,
+    on_start: Callable[[int, int], None] | None,
+) -> tuple[list[TaskRecord], Path | None, str | None]:
+    """The run of hostile agents: the records as the harness made them, its folder, and why
+    its records file could not be read back, if it could not."""
+    from endstate.runs.embedded import EmbeddedEnvironment
+    from endstate.runs.session import RunOptions, execute
+
+    spec = f"command:{sys.executable} {agent_dir / 'hostile_agent.py'}"
+    agent = CommandAgent(spec.removeprefix("command:"), isolation=isolation)  # type: ignore[arg-type]
+    env = EmbeddedEnvironment(suite, run_seed=0, owns_suite=False)
+    # The records as the harness made them, kept in memory: attacks are judged on these
+    # even when the file on disk was tampered with (which is its own finding).
+    made: list[TaskRecord] = []
+
+    def keep(record: TaskRecord) -> None:
+        made.append(record)
+        if on_record is not None:
+            on_record(record)
+
+    try:
+        run = await execute(
+            RunOptions(
+                corpus=corpus,
+                agent=agent,
+                agent_spec=spec,
+                out=workspace / "runs",
+                workers=2,
+                time_limit=90,
+                judge=judge,
+                environment=env,
+                on_record=keep,
+                on_start=on_start,
+            )
+        )
+        run_dir: Path | None = run.store.root
+        records_error = None
+    except EndstateError as exc:
+        run_dir = next(iter((workspace / "runs").glob("*")), None)
+        records_error = str(exc)
+    finally:
+        shutil.rmtree(agent_dir, ignore_errors=True)
+    return made, run_dir, records_error
+
+
 async def _run(
     attacks: list[Attack],
     isolation: str,
@@ -167,8 +246,6 @@ async def _run(
     on_start: Callable[[int, int], None] | None,
 ) -> RedTeamResult:
     from endstate.envs.server import EmbeddedSuite
-    from endstate.runs.embedded import EmbeddedEnvironment
-    from endstate.runs.session import RunOptions, execute
     from endstate.scoring.judge import Judge, JudgeConfig
 
     secrets_ = _Secrets(
@@ -180,26 +257,14 @@ async def _run(
     result = RedTeamResult(isolation)
     planted: list[Path] = []
     try:
-        referral = suite.world.referrals[0].id
-        corpus = workspace / "corpus"
-        (corpus / "red_team").mkdir(parents=True)
-        order: list[dict[str, object]] = []
-        for i, attack in enumerate(attacks):
-            order.append(attack_task(attack, secrets_.canary, referral))
-            if i % 3 == 0:
-                order.append(victim_task(i // 3 + 1, secrets_.canary))
-        for n, doc in enumerate(order):
-            (corpus / "red_team" / f"{n:02d}-{doc['id']}.json").write_text(json.dumps(doc))
+        corpus = _write_corpus(attacks, secrets_.canary, suite.world.referrals[0].id, workspace)
         # Canaries beside every harness-only path: reading any of them is reading the harness.
         template = suite.runtime.template
         for folder in (workspace, suite.runtime.data_dir, template.parent):
             path = folder / f"ES-RT-CANARY-{secrets_.canary[-16:]}.txt"
             path.write_text(secrets_.canary)
             planted.append(path)
-        agent_dir = Path(tempfile.mkdtemp(prefix="endstate-redteam-agent-"))
-        agent_dir.chmod(0o755)
-        shutil.copy(HOSTILE_AGENT, agent_dir / "hostile_agent.py")
-        (agent_dir / "hostile_agent.py").chmod(0o644)
+        agent_dir = _hostile_agent_dir()
         cache = workspace / ".endstate" / "judge-cache.sqlite"
         os.environ[JUDGE_KEY_ENV] = secrets_.judge_key
         judge = Judge(
@@ -210,40 +275,9 @@ async def _run(
             "judge cache": _digest(cache),
             "corpus": _tree_digest(corpus),
         }
-        spec = f"command:{sys.executable} {agent_dir / 'hostile_agent.py'}"
-        agent = CommandAgent(spec.removeprefix("command:"), isolation=isolation)  # type: ignore[arg-type]
-        env = EmbeddedEnvironment(suite, run_seed=0, owns_suite=False)
-        # The records as the harness made them, kept in memory: attacks are judged on these
-        # even when the file on disk was tampered with (which is its own finding).
-        made: list[TaskRecord] = []
-
-        def keep(record: TaskRecord) -> None:
-            made.append(record)
-            if on_record is not None:
-                on_record(record)
-
-        try:
-            run = await execute(
-                RunOptions(
-                    corpus=corpus,
-                    agent=agent,
-                    agent_spec=spec,
-                    out=workspace / "runs",
-                    workers=2,
-                    time_limit=90,
-                    judge=judge,
-                    environment=env,
-                    on_record=keep,
-                    on_start=on_start,
-                )
-            )
-            run_dir: Path | None = run.store.root
-            records_error = None
-        except EndstateError as exc:
-            run_dir = next(iter((workspace / "runs").glob("*")), None)
-            records_error = str(exc)
-        finally:
-            shutil.rmtree(agent_dir, ignore_errors=True)
+        made, run_dir, records_error = await _attack_run(
+            agent_dir, isolation, corpus, workspace, judge, suite, on_record, on_start
+        )
         records = made
         result.run_dir = run_dir
         by_task = {r.task_id: r for r in records}
