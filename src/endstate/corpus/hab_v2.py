@@ -21,8 +21,8 @@ from endstate.corpus.model import (
     Task,
     Website,
 )
+from endstate.corpus.placeholders import PlaceholderError, check_placeholders
 from endstate.corpus.problems import Problem, id_problem, json_path
-from endstate.corpus.templates import TemplateSyntaxError, check_template
 from endstate.jmes import JMESPathError, compile_expression
 
 FORMAT = "hab-v2"
@@ -245,8 +245,8 @@ def _parse_judge(
     problems = _points_problems(file, loc, m.points)
     for field in TEMPLATE_FIELDS:
         try:
-            check_template(getattr(m, field))
-        except TemplateSyntaxError as exc:
+            check_placeholders(getattr(m, field))
+        except PlaceholderError as exc:
             problems.append(
                 Problem(file=file, path=json_path((*loc, field)), reason=f"template: {exc}")
             )

@@ -15,7 +15,7 @@ from endstate.report.summary import Cell, Summary, headline_records
 from endstate.stats import wilson_interval
 
 _env = Environment(
-    loader=PackageLoader("endstate.report", "templates"),
+    loader=PackageLoader("endstate.report", "pages"),
     autoescape=select_autoescape(["html", "j2"]),
     trim_blocks=True,
     lstrip_blocks=True,

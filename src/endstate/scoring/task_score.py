@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from endstate.corpus.model import JmespathCheck, JudgeCheck, Task
-from endstate.corpus.templates import render
+from endstate.corpus.placeholders import render
 from endstate.records import CheckVerdict, InfrastructureFault, TaskRecord
 from endstate.scoring import checks
 from endstate.scoring.judge import Judge, JudgeUnavailable, RubricInput

@@ -1,4 +1,4 @@
-"""`{{ expr }}` templates used by rubric checks: find, compile and render them."""
+"""`{{ expr }}` placeholders in the text of rubric checks: find, compile and render them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from endstate.jmes import JMESPathError, compile_expression
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 
 
-class TemplateSyntaxError(ValueError):
+class PlaceholderError(ValueError):
     """A template whose braces or expressions do not compile."""
 
 
@@ -19,18 +19,18 @@ def expressions(template: str) -> list[str]:
     return [m.group(1).strip() for m in _PLACEHOLDER.finditer(template)]
 
 
-def check_template(template: str) -> None:
-    """Raise TemplateSyntaxError if a template has stray braces or a bad expression."""
+def check_placeholders(template: str) -> None:
+    """Raise PlaceholderError if a template has stray braces or a bad expression."""
     leftover = _PLACEHOLDER.sub("", template)
     if "{{" in leftover or "}}" in leftover:
-        raise TemplateSyntaxError("unbalanced '{{' / '}}' in template")
+        raise PlaceholderError("unbalanced '{{' / '}}' in template")
     for expr in expressions(template):
         if not expr:
-            raise TemplateSyntaxError("empty '{{ }}' placeholder")
+            raise PlaceholderError("empty '{{ }}' placeholder")
         try:
             compile_expression(expr)
         except JMESPathError as exc:
-            raise TemplateSyntaxError(f"expression {expr!r} does not compile: {exc}") from exc
+            raise PlaceholderError(f"expression {expr!r} does not compile: {exc}") from exc
 
 
 def render_value(value: Any) -> str:
