@@ -10,8 +10,6 @@ from playwright.async_api import Page
 from pydantic import ValidationError
 
 from endstate.agents.actions import (
-    ActionResult,
-    ActOptions,
     Check,
     Click,
     Done,
@@ -25,8 +23,8 @@ from endstate.agents.actions import (
     Uncheck,
     Upload,
     Wait,
-    perform,
 )
+from endstate.agents.perform import ActionResult, ActOptions, perform
 
 from .browser_harness import Browser
 from .form_site import LETTER, FormSite

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from endstate.agents.actions import ActOptions, Fill, Target
+from endstate.agents.actions import Fill, Target
 from endstate.agents.base import AgentOutcome, AttemptContext
 from endstate.agents.llm import SYSTEM_PROMPT, LLMAgent, parse_reply, task_message
+from endstate.agents.perform import ActOptions
 
 from .browser_harness import Browser
 from .form_site import LETTER, FormSite

@@ -62,8 +62,8 @@ def test_an_endpoint_with_nothing_listening_is_an_error_outcome(
 ) -> None:
     import socket
 
-    from endstate.agents.actions import ActOptions
     from endstate.agents.llm import LLMAgent
+    from endstate.agents.perform import ActOptions
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -12,15 +12,9 @@ from typing import Any
 import pytest
 from playwright.async_api import Page
 
-from endstate.agents.actions import (
-    ACTION_ADAPTER,
-    Action,
-    ActionFailed,
-    ActOptions,
-    TrajectoryError,
-    save_trajectory,
-)
+from endstate.agents.actions import ACTION_ADAPTER, Action, TrajectoryError, save_trajectory
 from endstate.agents.base import AgentOutcome, AttemptContext
+from endstate.agents.perform import ActionFailed, ActOptions
 from endstate.agents.replay import ReplayAgent, TrajectoryRecorder
 
 from .browser_harness import Browser

@@ -25,12 +25,9 @@ from endstate.agents.actions import (
     ACTION_ADAPTER,
     MAX_WAIT_SECONDS,
     Action,
-    ActionResult,
-    ActOptions,
     Done,
     GiveUp,
     describe_validation_error,
-    perform,
 )
 from endstate.agents.base import (
     ActionRecord,
@@ -41,6 +38,7 @@ from endstate.agents.base import (
     TokenUsage,
 )
 from endstate.agents.observe import DEFAULT_SNAPSHOT_CHARS, observe, render
+from endstate.agents.perform import ActionResult, ActOptions, perform
 from endstate.agents.replay import action_record, attempt_downloads, time_budget
 
 if TYPE_CHECKING:

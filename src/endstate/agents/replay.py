@@ -22,16 +22,12 @@ from pydantic import ValidationError
 from endstate.agents.actions import (
     ACTION_ADAPTER,
     Action,
-    ActionFailed,
-    ActionResult,
-    ActOptions,
     Done,
     GiveUp,
     Trajectory,
     describe_validation_error,
     dump_action,
     load_trajectory,
-    perform,
     save_trajectory,
 )
 from endstate.agents.base import (
@@ -41,6 +37,7 @@ from endstate.agents.base import (
     AttemptContext,
     InProcessAgent,
 )
+from endstate.agents.perform import ActionFailed, ActionResult, ActOptions, perform
 
 if TYPE_CHECKING:
     from playwright.async_api import Page

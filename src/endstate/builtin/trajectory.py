@@ -22,14 +22,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from endstate.agents.actions import (
     ACTION_ADAPTER,
     Action,
-    ActionFailed,
-    ActOptions,
     Target,
     describe_validation_error,
     dump_action,
-    perform,
-    resolve,
 )
+from endstate.agents.perform import ActionFailed, ActOptions, perform, resolve
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from endstate import firewall
-from endstate.agents.actions import ActOptions
+from endstate.agents.perform import ActOptions
 from endstate.builtin.trajectory import PlayResult, StepError, apply_edits, play
 from endstate.corpus.model import Task
 from endstate.records import TaskRecord
