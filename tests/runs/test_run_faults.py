@@ -248,7 +248,7 @@ def test_resuming_with_another_task_selection_is_refused(
 
 
 def _sandbox_processes() -> list[str]:
-    from endstate.sandbox.launch import UID_BASE
+    from endstate.sandbox.spec import UID_BASE
 
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):

@@ -27,8 +27,9 @@ from endstate.sandbox.policy import SandboxLimits
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
-    from endstate.sandbox.launch import SandboxResult, SandboxSpec
+    from endstate.sandbox.launch import SandboxResult
     from endstate.sandbox.pool import SandboxPool
+    from endstate.sandbox.spec import SandboxSpec
 
 PASSED_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ")
 CLAIMS: tuple[AgentClaim, ...] = ("done", "gave_up", "error")
@@ -150,9 +151,9 @@ class CommandAgent:
         from endstate.browser import chromium_executable
         from endstate.sandbox.egress import parse_destinations
         from endstate.sandbox.gateway import LOOPBACK, Network, agent_ports
-        from endstate.sandbox.launch import SandboxSpec
         from endstate.sandbox.platform import probe
         from endstate.sandbox.pool import SandboxPool
+        from endstate.sandbox.spec import SandboxSpec
         from endstate.sandbox.view import Sensitive, View, build_view, harness_sensitive
 
         support = None

@@ -19,70 +19,23 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from endstate.errors import EndstateError
 from endstate.sandbox.capture import Capture, drain
-from endstate.sandbox.gateway import Gateway, Network
-from endstate.sandbox.platform import SandboxSupport
-from endstate.sandbox.policy import SandboxLimits
-from endstate.sandbox.view import ETC_ENTRIES, OTHER_ENTRIES, SYSTEM_DIRS, View
-
-Isolation = Literal["sandbox", "none"]
-SUPERVISOR = Path(__file__).with_name("supervisor.py")
-INSIDE = Path("/run/endstate")
-HOME = "/home/agent"
-CDP_PORT = 9222  # inside the sandbox's own network namespace: no clash between sandboxes
-UID_BASE = 2_000_000_000
-TEARDOWN_SECONDS = 60.0
-AGENT_ID = 1000  # the uid the agent sees inside a user namespace (unprivileged harness)
-# Much the set Playwright launches Chromium with: nothing runs that an agent did not ask for.
-BROWSER_FLAGS = (
-    "--headless=new",
-    "--no-startup-window",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-background-timer-throttling",
-    "--disable-backgrounding-occluded-windows",
-    "--disable-renderer-backgrounding",
-    "--disable-breakpad",
-    "--disable-client-side-phishing-detection",
-    "--disable-component-extensions-with-background-pages",
-    "--disable-component-update",
-    "--disable-default-apps",
-    "--disable-extensions",
-    "--disable-features=Translate,MediaRouter,OptimizationHints,LensOverlay,"
-    "DialMediaRouteProvider,GlobalMediaControls,CertificateTransparencyComponentUpdater",
-    "--disable-hang-monitor",
-    "--disable-sync",
-    "--metrics-recording-only",
-    "--mute-audio",
-    "--hide-scrollbars",
-    "--no-default-browser-check",
-    "--no-first-run",
-    "--password-store=basic",
-    "--use-mock-keychain",
+from endstate.sandbox.filesystem import agent_env, filesystem_args, write_file
+from endstate.sandbox.gateway import Gateway
+from endstate.sandbox.spec import (
+    AGENT_ID,
+    BROWSER_FLAGS,
+    CDP_PORT,
+    HOME,
+    INSIDE,
+    SUPERVISOR,
+    TEARDOWN_SECONDS,
+    UID_BASE,
+    SandboxSpec,
 )
-BROWSER_POLICY = {
-    # Only the web: no local files, no browser internals, no source views.
-    "URLBlocklist": ["file://*", "chrome://*", "view-source:*", "ftp://*", "filesystem:*"],
-    "AllowFileSelectionDialogs": False,
-    "DownloadDirectory": f"{HOME}/Downloads",
-    "PromptForDownloadLocation": False,
-}
-
-
-@dataclass
-class SandboxSpec:
-    """Everything that is the same for every sandbox of a run."""
-
-    isolation: Isolation
-    support: SandboxSupport | None
-    view: View
-    env: dict[str, str]
-    limits: SandboxLimits
-    network: Network | None  # None: the host's network (no sandbox)
-    browser: str | None  # the Chromium executable agents get, or None for no browser
 
 
 @dataclass
@@ -94,121 +47,6 @@ class SandboxResult:
     stderr: Capture
     seconds: float
     facts: dict[str, Any] = field(default_factory=dict)
-
-
-def _ancestors(path: Path) -> list[Path]:
-    return [p for p in reversed(path.parents) if p != Path("/")]
-
-
-def _write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.write_text(text)
-    path.chmod(0o644)
-    return path
-
-
-class _Mounts:
-    """bubblewrap mount arguments, creating parent folders readable by the sandbox user."""
-
-    def __init__(self) -> None:
-        self.args: list[str] = []
-        self.made: set[Path] = {Path("/")}
-
-    def dir(self, path: Path, perms: str = "0755") -> None:
-        for p in [*_ancestors(path), path]:
-            if p not in self.made:
-                self.args += ["--perms", perms, "--dir", str(p)]
-                self.made.add(p)
-
-    def bind(self, source: Path, dest: Path) -> None:
-        self.dir(dest.parent)
-        self.args += ["--ro-bind", str(source), str(dest)]
-        self.made.add(dest)
-
-    def symlink(self, target: str, link: Path) -> None:
-        self.dir(link.parent)
-        self.args += ["--symlink", target, str(link)]
-        self.made.add(link)
-
-    def tmpfs(self, path: Path, size: int, perms: str = "1777") -> None:
-        self.dir(path.parent)
-        self.args += ["--perms", perms, "--size", str(size), "--tmpfs", str(path)]
-        self.made.add(path)
-
-
-def _filesystem(
-    spec: SandboxSpec, staging: Path, config: Path, gateway: Gateway | None
-) -> list[str]:
-    m = _Mounts()
-    for name in SYSTEM_DIRS:
-        path = Path(name)
-        if path.is_symlink():
-            m.symlink(os.readlink(path), path)
-        elif path.is_dir():
-            m.bind(path, path)
-    m.dir(Path("/etc"))
-    for name in ETC_ENTRIES:
-        path = Path("/etc") / name
-        if path.is_symlink():
-            m.symlink(os.readlink(path), path)
-        elif path.exists():
-            m.bind(path, path)
-    for name in OTHER_ENTRIES:
-        if Path(name).is_dir():
-            m.bind(Path(name), Path(name))
-    uid = 1000
-    m.bind(
-        _write(staging, "passwd", f"agent:x:{uid}:{uid}:agent:{HOME}:/bin/sh\n"),
-        Path("/etc/passwd"),
-    )
-    m.bind(_write(staging, "group", f"agent:x:{uid}:\n"), Path("/etc/group"))
-    m.bind(
-        _write(staging, "policy.json", json.dumps(BROWSER_POLICY)),
-        Path("/etc/chromium/policies/managed/endstate.json"),
-    )
-    m.args += ["--proc", "/proc", "--dev", "/dev"]
-    lim = spec.limits
-    m.tmpfs(Path("/tmp"), lim.tmp_bytes)
-    m.tmpfs(Path("/dev/shm"), lim.shm_bytes)
-    m.tmpfs(Path(HOME), lim.tmp_bytes)
-    m.bind(SUPERVISOR, INSIDE / "supervisor.py")
-    m.bind(config, INSIDE / "config.json")
-    if gateway is not None:
-        m.bind(gateway.folder, INSIDE / "net")
-    if spec.browser and not any(Path(spec.browser).is_relative_to(d) for d in SYSTEM_DIRS):
-        folder = Path(spec.browser).resolve().parent
-        m.bind(folder, folder)
-    for source, dest in spec.view.binds:
-        m.bind(source, dest)
-    for target, link in spec.view.symlinks:
-        m.symlink(target, link)
-    for hidden in spec.view.hidden:
-        m.tmpfs(hidden, 4096, perms="0555")
-    return m.args
-
-
-def _agent_env(spec: SandboxSpec, sandboxed: bool, workdir: Path) -> dict[str, str]:
-    env = dict(spec.env)
-    if not sandboxed:
-        env.update(HOME=str(workdir), TMPDIR=str(workdir))
-    else:
-        env.update(
-            PATH="/opt/endstate/bin:/usr/local/bin:/usr/bin:/bin",
-            HOME=HOME,
-            TMPDIR="/tmp",
-            USER="agent",
-            PYTHONPATH="/opt/endstate/site",
-            PYTHONNOUSERSITE="1",
-            PYTHONDONTWRITEBYTECODE="1",
-        )
-        port = spec.network.egress_port if spec.network else None
-        if port is not None:
-            proxy = f"http://127.0.0.1:{port}"
-            local = "127.0.0.1,localhost,::1"
-            for name in ("HTTPS_PROXY", "HTTP_PROXY"):
-                env[name] = env[name.lower()] = proxy
-            env["NO_PROXY"] = env["no_proxy"] = local
-    return env
 
 
 class Sandbox:
@@ -271,7 +109,7 @@ class Sandbox:
             "browser": browser,
             "argv": spec.view.argv,
             "cwd": HOME if sandboxed else str(workdir),
-            "env": _agent_env(spec, sandboxed, workdir),
+            "env": agent_env(spec, sandboxed, workdir),
             "limits": limits,
         }
 
@@ -286,7 +124,7 @@ class Sandbox:
         if sandboxed and spec.network is not None:
             self.gateway = Gateway(spec.network)
             await self.gateway.start()
-        config = _write(
+        config = write_file(
             self.staging, "config.json", json.dumps(self._config(control_w, sandboxed, workdir))
         )
         if sandboxed:
@@ -361,7 +199,7 @@ class Sandbox:
             "--setenv",
             "PATH",
             "/usr/bin:/bin",
-            *_filesystem(spec, self.staging, config, self.gateway),
+            *filesystem_args(spec, self.staging, config, self.gateway),
             "--chdir",
             HOME,
             "--",

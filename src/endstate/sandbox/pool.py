@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from endstate.sandbox.launch import Sandbox, SandboxFailed, SandboxSpec
+from endstate.sandbox.launch import Sandbox, SandboxFailed
+from endstate.sandbox.spec import SandboxSpec
 
 
 class SandboxPool:
