@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_scoring.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_runner.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_envs.py --write docs/benchmarks.md
+	$(BIN)/python benchmarks/bench_envs_load.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_sandbox.py --write docs/benchmarks.md
 
 clean:

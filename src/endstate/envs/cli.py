@@ -41,7 +41,10 @@ def serve(
         int | None, typer.Option(help="Seed of the episode opened at start (random if omitted).")
     ] = None,
 ) -> None:
-    """Start the suite, open one episode and print its start URLs; stop with Ctrl-C."""
+    """Start the suite, open one episode and print its start URLs; stop with Ctrl-C.
+
+    SIGTERM stops it the same way: every episode database is removed either way.
+    """
     from endstate.envs.server import EmbeddedSuite  # deferred: the web stack loads on use
 
     suite = EmbeddedSuite.start(
@@ -57,9 +60,9 @@ def serve(
         for system, url in info.start_urls.items():
             typer.echo(f"  {system:<9} {url}")
         typer.echo(f"state     {suite.grading_url}/episodes/{info.id}/state")
-        typer.echo("\nServing; press Ctrl-C to stop.")
+        typer.echo("\nServing; press Ctrl-C (or send SIGTERM) to stop.")
         threading.Event().wait()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # SIGINT, or SIGTERM (EmbeddedSuite.start makes them alike)
         typer.echo("stopping")
     finally:
         suite.stop()

@@ -4,6 +4,11 @@ Episodes are created and their state documents read here; none of these routes e
 ports the agent's browser talks to. An episode is refused (500, JSON `error` naming the file)
 when the template database no longer matches the sha256 pinned at start; `/health` reports
 the pin and whether the file still matches it.
+
+Every answer is JSON, failures included. A create that carries an `Idempotency-Key` header
+is safe to retry: the same key and body return the episode already made (200, not 201). A
+close waits for requests still using the episode; a closed episode is answered 410. Out of
+file descriptors, a create is refused 503 with the limit (`{"error", "limit"}`).
 """
 
 from __future__ import annotations
@@ -18,11 +23,40 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from endstate.envs.runtime import SYSTEMS, Runtime
+from endstate.envs.grading_client import IDEMPOTENCY_HEADER
+from endstate.envs.runtime import SYSTEMS, Episode, IdempotencyConflict, Runtime
 from endstate.envs.statedoc import build_state
-from endstate.envs.store import TemplateTampered
+from endstate.envs.store import DescriptorsExhausted, EpisodeClosed, TemplateTampered
 
 Fingerprinter = Callable[[], Awaitable[dict[str, Any]]]
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def _error(message: str, status: int, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": message, **extra}, status_code=status)
+
+
+def _exhausted(exc: DescriptorsExhausted) -> JSONResponse:
+    return _error(str(exc), 503, limit=exc.limit)
+
+
+def _missing(runtime: Runtime, episode_id: str) -> JSONResponse:
+    """404 for an id never seen, 410 for one closed (a retried close lands here)."""
+    if runtime.was_closed(episode_id):
+        return _error(f"episode {episode_id} is closed", 410)
+    return _error("no such episode", 404)
+
+
+def _create_body(body: Any) -> tuple[int | None, str | None] | JSONResponse:
+    """The seed and episode id a create asks for, or the 400 saying what is wrong."""
+    if not isinstance(body, dict):
+        return _error("body must be a JSON object", 400)
+    seed, episode_id = body.get("seed"), body.get("episode_id")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+        return _error("seed must be a non-negative integer", 400)
+    if episode_id is not None and not isinstance(episode_id, str):
+        return _error("episode_id must be a string", 400)
+    return seed, episode_id
 
 
 def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Starlette:
@@ -31,39 +65,15 @@ def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Sta
         scheme, _, value = header.partition(" ")
         return scheme.lower() == "bearer" and hmac.compare_digest(value.encode(), token.encode())
 
-    def guard(
-        handler: Callable[[Request], Awaitable[Response]],
-    ) -> Callable[[Request], Awaitable[Response]]:
+    def guard(handler: Handler) -> Handler:
         async def run(request: Request) -> Response:
             if not authorized(request):
-                return JSONResponse({"error": "missing or wrong bearer token"}, status_code=401)
+                return _error("missing or wrong bearer token", 401)
             return await handler(request)
 
         return run
 
-    @guard
-    async def create(request: Request) -> Response:
-        body: Any = {}
-        if await request.body():
-            try:
-                body = await request.json()
-            except ValueError:
-                return JSONResponse({"error": "body is not JSON"}, status_code=400)
-        if not isinstance(body, dict):
-            return JSONResponse({"error": "body must be a JSON object"}, status_code=400)
-        seed, episode_id = body.get("seed"), body.get("episode_id")
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-            return JSONResponse({"error": "seed must be a non-negative integer"}, status_code=400)
-        if episode_id is not None and not isinstance(episode_id, str):
-            return JSONResponse({"error": "episode_id must be a string"}, status_code=400)
-        started = time.perf_counter()
-        try:
-            episode = runtime.open_episode(seed, episode_id)
-        except TemplateTampered as exc:  # the environment is broken, not the request
-            return JSONResponse({"error": str(exc)}, status_code=500)
-        except ValueError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=409)
-        elapsed_ms = (time.perf_counter() - started) * 1000
+    def created(episode: Episode, elapsed_ms: float, status: int) -> JSONResponse:
         urls = {
             system: f"{runtime.base_urls[system]}/start?t={episode.start_tokens[system]}"
             for system in SYSTEMS
@@ -77,22 +87,59 @@ def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Sta
                 "clock": runtime.world.clock,
                 "created_ms": round(elapsed_ms, 3),
             },
-            status_code=201,
+            status_code=status,
         )
 
     @guard
+    async def create(request: Request) -> Response:
+        body: Any = {}
+        if await request.body():
+            try:
+                body = await request.json()
+            except ValueError:
+                return _error("body is not JSON", 400)
+        asked = _create_body(body)
+        if isinstance(asked, JSONResponse):
+            return asked
+        seed, episode_id = asked
+        key = request.headers.get(IDEMPOTENCY_HEADER)
+        started = time.perf_counter()
+        try:
+            if key is None:
+                episode, replayed = runtime.open_episode(seed, episode_id), False
+            else:
+                episode, replayed = runtime.open_once(key, seed, episode_id)
+        except TemplateTampered as exc:  # the environment is broken, not the request
+            return _error(str(exc), 500)
+        except DescriptorsExhausted as exc:
+            return _exhausted(exc)
+        except IdempotencyConflict as exc:
+            return _error(str(exc), 422)
+        except ValueError as exc:
+            return _error(str(exc), 409)
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        return created(episode, elapsed_ms, 200 if replayed else 201)
+
+    @guard
     async def state(request: Request) -> Response:
-        episode = runtime.episodes.get(request.path_params["eid"])
+        eid = request.path_params["eid"]
+        episode = runtime.episodes.get(eid)
         if episode is None:
-            return JSONResponse({"error": "no such episode"}, status_code=404)
-        return JSONResponse(build_state(runtime.world, episode))
+            return _missing(runtime, eid)
+        try:
+            with episode.db.lease():
+                return JSONResponse(build_state(runtime.world, episode))
+        except EpisodeClosed:
+            return _missing(runtime, eid)
+        except DescriptorsExhausted as exc:
+            return _exhausted(exc)
 
     @guard
     async def close(request: Request) -> Response:
         eid = request.path_params["eid"]
         if eid not in runtime.episodes:
-            return JSONResponse({"error": "no such episode"}, status_code=404)
-        runtime.close_episode(eid)
+            return _missing(runtime, eid)
+        await runtime.retire(eid)
         return Response(status_code=204)
 
     @guard
@@ -100,7 +147,9 @@ def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Sta
         try:
             return JSONResponse(await fingerprint())
         except TemplateTampered as exc:  # its probe episode could not be opened
-            return JSONResponse({"error": str(exc)}, status_code=500)
+            return _error(str(exc), 500)
+        except DescriptorsExhausted as exc:
+            return _exhausted(exc)
 
     @guard
     async def health(request: Request) -> Response:
@@ -111,9 +160,17 @@ def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Sta
                 "world": {"id": runtime.world.id, "sha256": runtime.world.sha256},
                 "template": {"sha256": runtime.template_sha256, "intact": intact},
                 "episodes": len(runtime.episodes),
+                "connections": {
+                    "idle_open": runtime.connections.idle,
+                    "idle_cap": runtime.connections.idle_cap,
+                },
                 "systems": runtime.base_urls,
             }
         )
+
+    async def crashed(request: Request, exc: Exception) -> Response:
+        # Whatever else goes wrong is still answered in JSON, with the failure's type.
+        return _error(f"internal error: {type(exc).__name__}", 500)
 
     return Starlette(
         routes=[
@@ -122,5 +179,6 @@ def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Sta
             Route("/episodes/{eid}", close, methods=["DELETE"]),
             Route("/fingerprint", fingerprint_route),
             Route("/health", health),
-        ]
+        ],
+        exception_handlers={Exception: crashed},
     )

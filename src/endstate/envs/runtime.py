@@ -8,20 +8,24 @@ page shown for one record cannot vouch for a write to another.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import re
 import secrets
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from endstate.envs.store import EpisodeDB, Template
+from endstate.envs.store import ConnectionCache, DescriptorsExhausted, EpisodeDB, Template
 from endstate.envs.world import World
 
 SYSTEMS: tuple[str, ...] = ("ehr", "payer_a", "payer_b", "fax")
 NONCES_PER_SESSION = 64
+CLOSED_REMEMBERED = 4096  # closed episode ids answered with 410, not 404 (most recent)
+CLOSE_WAIT_S = 30.0  # how long a close waits for requests still using the episode
 _EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I look-alikes
 
@@ -88,6 +92,10 @@ class InjectedFault(RuntimeError):
     """The failure a test armed with `Runtime.arm_fault`; never raised otherwise."""
 
 
+class IdempotencyConflict(ValueError):
+    """An idempotency key reused for a different request, or after its episode was closed."""
+
+
 class Runtime:
     """All live episodes and sessions of one running suite."""
 
@@ -98,6 +106,7 @@ class Runtime:
         data_dir: Path,
         testids: bool,
         faults: bool = False,
+        idle_connections: int = 64,
     ) -> None:
         self.world = world
         # Fault injection is for the suite's own tests: off unless the suite was started with
@@ -111,6 +120,15 @@ class Runtime:
         self.data_dir = data_dir
         self.testids = testids
         self.episodes: dict[str, Episode] = {}
+        # Open connections beyond this many idle ones are closed (see ConnectionCache).
+        self.connections = ConnectionCache(idle_connections)
+        self.close_wait = CLOSE_WAIT_S  # seconds a close waits for requests in flight
+        self.closed: OrderedDict[str, None] = OrderedDict()
+        # Idempotency key -> (episode id, the request it was made for): a create retried
+        # after a lost response gets the episode it already made, not a second one.
+        self._created: dict[str, tuple[str, tuple[int | None, str | None]]] = {}
+        self._key_of: dict[str, str] = {}  # episode id -> its idempotency key
+        self._spent: OrderedDict[str, str] = OrderedDict()  # keys of closed episodes -> id
         self.sessions: dict[str, Session] = {}
         self.base_urls: dict[str, str] = {}  # system -> http://host:port, set once bound
         # Uploaded files are matched back to chart documents by the bytes a download serves.
@@ -136,11 +154,18 @@ class Runtime:
         if episode_id in self.episodes:
             raise ValueError(f"episode id {episode_id!r} is already open")
         path = self.data_dir / f"{episode_id}.sqlite"
-        db = EpisodeDB.create(self.pinned, path, self.world.clock)
+        try:
+            db = EpisodeDB.create(self.pinned, path, self.world.clock, self.connections)
+        except DescriptorsExhausted:
+            if not self.connections.idle:
+                raise
+            self.connections.trim(0)  # idle connections give their descriptors back first
+            db = EpisodeDB.create(self.pinned, path, self.world.clock, self.connections)
         secret = hashlib.sha256(f"{self.world.sha256}:{seed}".encode()).digest()
         tokens = {system: secrets.token_urlsafe(24) for system in SYSTEMS}
         episode = Episode(episode_id, seed, db, secret, tokens)
         self.episodes[episode_id] = episode
+        self.closed.pop(episode_id, None)
         for system, token in tokens.items():
             self._start[token] = (episode_id, system)
         return episode
@@ -158,14 +183,79 @@ class Runtime:
 
         db.fault = fail
 
-    def close_episode(self, episode_id: str) -> None:
+    def open_once(
+        self, key: str, seed: int | None = None, episode_id: str | None = None
+    ) -> tuple[Episode, bool]:
+        """`open_episode` made idempotent by a client-chosen key: (episode, whether replayed).
+
+        The same key with the same request returns the episode it made while that episode is
+        open; with another request, or once that episode is closed, it is refused.
+        """
+        if not key or len(key) > 200:
+            raise IdempotencyConflict("idempotency key must be 1 to 200 characters")
+        asked = (seed, episode_id)
+        if key in self._spent:
+            raise IdempotencyConflict(
+                f"idempotency key {key!r} made episode {self._spent[key]}, which is closed"
+            )
+        made = self._created.get(key)
+        if made is not None:
+            made_id, made_for = made
+            if made_for != asked:
+                raise IdempotencyConflict(
+                    f"idempotency key {key!r} was used for another request (episode {made_id})"
+                )
+            return self.episodes[made_id], True
+        episode = self.open_episode(seed, episode_id)
+        self._created[key] = (episode.id, asked)
+        self._key_of[episode.id] = key
+        return episode, False
+
+    def was_closed(self, episode_id: str) -> bool:
+        """Whether the episode was closed recently (it is answered 410 rather than 404)."""
+        return episode_id in self.closed
+
+    def _detach(self, episode_id: str) -> Episode:
+        """Unlist an episode: from here on no new request can reach it."""
         episode = self.episodes.pop(episode_id)
         for token in episode.start_tokens.values():
             self._start.pop(token, None)
         for sid in [s.sid for s in self.sessions.values() if s.episode_id == episode_id]:
             del self.sessions[sid]
+        key = self._key_of.pop(episode_id, None)
+        if key is not None:
+            self._created.pop(key, None)
+            _remember(self._spent, key, episode_id)
+        _remember(self.closed, episode_id, None)
+        return episode
+
+    def close_episode(self, episode_id: str) -> None:
+        """Close now, whatever is in flight (shutdown; `retire` waits for requests)."""
+        episode = self._detach(episode_id)
         episode.db.close()
         episode.db.path.unlink(missing_ok=True)
+
+    async def retire(self, episode_id: str) -> None:
+        """Close once the requests still using the episode have finished (`close_wait` at most).
+
+        The episode is unlisted at once, so nothing new reaches it; a request half way
+        through a write completes (or rolls back) before the database is closed and removed.
+        """
+        episode = self._detach(episode_id)
+        drained = asyncio.get_running_loop().create_future()
+
+        def wake() -> None:
+            if not drained.done():
+                drained.set_result(None)
+
+        episode.db.when_drained(wake)
+        try:
+            await asyncio.wait_for(drained, timeout=self.close_wait)
+        except TimeoutError:
+            pass  # a request stuck that long loses its database (it answers EpisodeClosed)
+        finally:
+            episode.db.close()
+            episode.db.path.unlink(missing_ok=True)
 
     def start_session(self, system: str, token: str, current: Session | None) -> Session | None:
         """Bind a browser to an episode from its start URL (keeps a session already bound)."""
@@ -187,3 +277,10 @@ class Runtime:
     def close_all(self) -> None:
         for episode_id in list(self.episodes):
             self.close_episode(episode_id)
+
+
+def _remember(recent: OrderedDict[str, Any], key: str, value: Any) -> None:
+    """Keep `key` among the most recent CLOSED_REMEMBERED entries."""
+    recent[key] = value
+    while len(recent) > CLOSED_REMEMBERED:
+        recent.popitem(last=False)

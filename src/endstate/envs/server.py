@@ -8,9 +8,12 @@ HTTP exactly as an out-of-process runner would.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import os
 import secrets
 import shutil
+import signal
 import socket
 import tempfile
 import threading
@@ -18,7 +21,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any
 
 import httpx
@@ -33,12 +36,15 @@ from starlette.staticfiles import StaticFiles
 from endstate.envs import ehr, fax, payer_a, payer_b
 from endstate.envs.fingerprint import fingerprint
 from endstate.envs.grading import grading_app
+from endstate.envs.grading_client import call_with_retries
 from endstate.envs.runtime import SYSTEMS, Runtime
-from endstate.envs.store import private_template
+from endstate.envs.store import DescriptorsExhausted, EpisodeClosed, private_template
 from endstate.envs.web import STATIC, cookie_name, make_env, page_of, plain_page
 from endstate.envs.world import DEFAULT_CLOCK, DEFAULT_SEED, World, generate_world
 
 NO_TESTIDS_ENV = "ENDSTATE_NO_TESTIDS"
+LISTEN_BACKLOG = 2048
+KEEP_ALIVE_S = 75  # idle keep-alive connections are closed after this long (nginx's default)
 _ROUTES: dict[str, list[BaseRoute]] = {
     "ehr": list(ehr.ROUTES),
     "payer_a": list(payer_a.ROUTES),
@@ -52,13 +58,15 @@ def system_app(system: str, runtime: Runtime, testids: bool) -> Starlette:
         status = exc.status_code if isinstance(exc, HTTPException) else 404
         session = runtime.session(system, request.cookies.get(cookie_name(system)))
         if session is not None:  # probing for hidden routes is itself worth recording
-            runtime.episodes[session.episode_id].db.event(
-                system=system,
-                page=page_of(request),
-                kind="page.not_found",
-                detail={"method": request.method, "status": status},
-                accepted=False,
-            )
+            db = runtime.episodes[session.episode_id].db
+            with contextlib.suppress(EpisodeClosed, DescriptorsExhausted), db.lease():
+                db.event(
+                    system=system,
+                    page=page_of(request),
+                    kind="page.not_found",
+                    detail={"method": request.method, "status": status},
+                    accepted=False,
+                )
         title = "Page not found" if status == 404 else "Not allowed"
         return plain_page(request, status, title, "There is no such page here.")
 
@@ -69,15 +77,16 @@ def system_app(system: str, runtime: Runtime, testids: bool) -> Starlette:
             session = runtime.session(system, request.cookies.get(cookie_name(system)))
             if session is not None:
                 db = runtime.episodes[session.episode_id].db
-                db.rollback_open()
-                start = request.url.path == "/start"  # its token is a secret: never recorded
-                db.event(
-                    system=system,
-                    page=request.url.path if start else page_of(request),
-                    kind="server.error",
-                    detail={"error": type(exc).__name__, "method": request.method},
-                    accepted=False,
-                )
+                with db.lease():
+                    db.rollback_open()
+                    start = request.url.path == "/start"  # its token is secret: never recorded
+                    db.event(
+                        system=system,
+                        page=request.url.path if start else page_of(request),
+                        kind="server.error",
+                        detail={"error": type(exc).__name__, "method": request.method},
+                        accepted=False,
+                    )
         except Exception:  # the error page must still be served
             pass
         return plain_page(
@@ -135,9 +144,28 @@ def _bind(host: str, port: int = 0) -> socket.socket:
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
-    sock.listen(128)
+    # Uvicorn's own default: a burst of new connections waits in the queue, never on a
+    # SYN retransmit (the kernel caps it at net.core.somaxconn).
+    sock.listen(LISTEN_BACKLOG)
     sock.setblocking(False)
     return sock
+
+
+def _server_config(app: Starlette) -> uvicorn.Config:
+    """Uvicorn settings for every port of the suite.
+
+    The keep-alive timeout outlasts the clients' (httpx: 5 s; browsers up to minutes for
+    the agent's ports): when both are 5 s, a client reuses a pooled connection just as a
+    busy server closes it idle, the request lands on a socket being closed and the kernel
+    answers RST — a request dropped with no response and no log line.
+    """
+    return uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_keep_alive=KEEP_ALIVE_S,
+    )
 
 
 class EmbeddedSuite:
@@ -173,10 +201,7 @@ class EmbeddedSuite:
 
         everything = {**self.apps, "grading": grading_app(runtime, token, take_fingerprint)}
         self._servers = {
-            name: uvicorn.Server(
-                uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-            )
-            for name, app in everything.items()
+            name: uvicorn.Server(_server_config(app)) for name, app in everything.items()
         }
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="endstate-envs", daemon=True)
@@ -196,6 +221,7 @@ class EmbeddedSuite:
         data_dir: Path | None = None,
         cache_dir: Path | None = None,
         ports: Mapping[str, int] | None = None,
+        idle_connections: int = 64,
         _fault_injection: bool = False,
     ) -> EmbeddedSuite:
         """Build the world's template and serve every system on its own port.
@@ -206,8 +232,13 @@ class EmbeddedSuite:
         cache of templates is writable by others and would poison every run made from it.
         `testids=None` keeps data-testid attributes unless $ENDSTATE_NO_TESTIDS is set;
         `ports` pins ports by system name ("ehr", "payer_a", "payer_b", "fax", "grading"), else
-        free ones. `_fault_injection` is the suite's private testing flag: it lets tests make a
-        write fail mid-transaction (`runtime.arm_fault`); nothing else can turn it on.
+        free ones. `idle_connections` caps the episode databases kept open while no request
+        uses them (0: a connection per request; see `ConnectionCache`). `_fault_injection` is
+        the suite's private testing flag: it lets tests make a write fail mid-transaction
+        (`runtime.arm_fault`); nothing else can turn it on.
+
+        From the main thread, SIGTERM is made to act like SIGINT while a suite runs (see
+        `terminate_like_interrupt`), so a terminated process cleans up as an interrupted one.
         """
         world = generate_world(world_seed, clock)
         owned = None
@@ -218,7 +249,14 @@ class EmbeddedSuite:
         if testids is None:
             testids = not os.environ.get(NO_TESTIDS_ENV)
         try:
-            runtime = Runtime(world, template, data_dir, testids, faults=_fault_injection)
+            runtime = Runtime(
+                world,
+                template,
+                data_dir,
+                testids,
+                faults=_fault_injection,
+                idle_connections=idle_connections,
+            )
             suite = cls(
                 world,
                 runtime,
@@ -233,6 +271,9 @@ class EmbeddedSuite:
             if owned is not None:
                 shutil.rmtree(owned, ignore_errors=True)
             raise
+        terminate_like_interrupt()
+        with _LIVE_LOCK:
+            _LIVE.add(suite)
         suite._thread.start()
         suite._wait_started()
         return suite
@@ -265,17 +306,25 @@ class EmbeddedSuite:
             time.sleep(0.01)
 
     def stop(self) -> None:
-        for srv in self._servers.values():
-            srv.should_exit = True
-        self._thread.join(timeout=10)
-        self._client.close()
-        for sock in self._sockets.values():
-            sock.close()
-        self.runtime.close_all()
-        if self._owned_template_dir is not None:
-            shutil.rmtree(self._owned_template_dir, ignore_errors=True)
-        if self._owned_dir is not None:
-            shutil.rmtree(self._owned_dir, ignore_errors=True)
+        """Stop serving and remove every episode database (safe to call more than once)."""
+        with _LIVE_LOCK:
+            _STOPPING.add(self)  # a SIGTERM now must not cut this clean-up short
+        try:
+            for srv in self._servers.values():
+                srv.should_exit = True
+            self._thread.join(timeout=10)
+            self._client.close()
+            for sock in self._sockets.values():
+                sock.close()
+            self.runtime.close_all()
+            if self._owned_template_dir is not None:
+                shutil.rmtree(self._owned_template_dir, ignore_errors=True)
+            if self._owned_dir is not None:
+                shutil.rmtree(self._owned_dir, ignore_errors=True)
+        finally:
+            with _LIVE_LOCK:
+                _LIVE.discard(self)
+                _STOPPING.discard(self)
 
     def __enter__(self) -> EmbeddedSuite:
         return self
@@ -290,6 +339,7 @@ class EmbeddedSuite:
 
     # -- the harness's side, over the grading channel ------------------------------------
     def open_episode(self, seed: int | None = None, episode_id: str | None = None) -> EpisodeInfo:
+        """A fresh episode (tried once: without an idempotency key a retry could make two)."""
         body: dict[str, Any] = {}
         if seed is not None:
             body["seed"] = seed
@@ -301,16 +351,73 @@ class EmbeddedSuite:
         return EpisodeInfo(data["episode_id"], data["seed"], data["start_urls"], data["created_ms"])
 
     def state(self, episode_id: str) -> dict[str, Any]:
-        response = self._client.get(f"/episodes/{episode_id}/state")
-        response.raise_for_status()
+        path = f"/episodes/{episode_id}/state"
+        response = call_with_retries(f"GET {path}", lambda: self._client.get(path))
+        _raise_for_status(response)
         result: dict[str, Any] = response.json()
         return result
 
     def close_episode(self, episode_id: str) -> None:
-        self._client.delete(f"/episodes/{episode_id}").raise_for_status()
+        """Close the episode; one already closed (a retried close) is not an error."""
+        path = f"/episodes/{episode_id}"
+        response = call_with_retries(f"DELETE {path}", lambda: self._client.delete(path))
+        if response.status_code != 410:
+            _raise_for_status(response)
 
     def fingerprint(self) -> dict[str, Any]:
-        response = self._client.get("/fingerprint")
+        response = call_with_retries("GET /fingerprint", lambda: self._client.get("/fingerprint"))
         _raise_for_status(response)
         result: dict[str, Any] = response.json()
         return result
+
+    def health(self) -> dict[str, Any]:
+        response = call_with_retries("GET /health", lambda: self._client.get("/health"))
+        _raise_for_status(response)
+        result: dict[str, Any] = response.json()
+        return result
+
+
+# -- SIGTERM: clean up as on SIGINT ----------------------------------------------------------
+_LIVE: set[EmbeddedSuite] = set()
+_STOPPING: set[EmbeddedSuite] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def terminate_like_interrupt() -> None:
+    """While a suite runs, let SIGTERM do what SIGINT does, so the same clean-up runs.
+
+    SIGTERM's default kills the process on the spot: no `finally`, no `stop()`, every episode
+    database left on disk. Installed from the main thread only (signals are delivered there),
+    and only over the default disposition: a handler the application set is left alone.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    with _LIVE_LOCK:
+        live, stopping = bool(_LIVE), bool(_STOPPING)
+    if stopping:
+        return  # clean-up is under way: let it finish
+    if not live:  # no suite to clean up: terminate as if no handler were set
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    interrupt = signal.getsignal(signal.SIGINT)
+    if callable(interrupt) and interrupt is not _on_sigterm:
+        # Under asyncio.run this cancels the main task (then raises KeyboardInterrupt);
+        # otherwise it is `default_int_handler`, which raises KeyboardInterrupt.
+        interrupt(signal.SIGINT, frame)
+        return
+    raise KeyboardInterrupt  # SIGINT ignored (a background job): interrupt all the same
+
+
+@atexit.register
+def _stop_leftovers() -> None:
+    """Suites never stopped (an exception skipped `stop`) still leave no databases behind."""
+    with _LIVE_LOCK:
+        leftovers = list(_LIVE)
+    for suite in leftovers:
+        suite.stop()

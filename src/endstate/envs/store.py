@@ -10,12 +10,15 @@ bytes, and checks the file against the pin before every episode copy (`Template.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import resource
 import shutil
 import sqlite3
 import tempfile
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass, field
@@ -66,6 +69,8 @@ class Template:
         try:
             data = self.path.read_bytes()
         except OSError as exc:
+            if exc.errno in (errno.EMFILE, errno.ENFILE):  # the process's limit, not the file
+                raise DescriptorsExhausted(descriptor_limit(), str(exc)) from exc
             raise TemplateTampered(self.path, f"cannot be read ({exc.strerror})") from exc
         found = hashlib.sha256(data).hexdigest()
         if found != self.sha256:
@@ -292,11 +297,99 @@ def _load(conn: sqlite3.Connection, world: World) -> None:
     )
 
 
+class EpisodeClosed(RuntimeError):
+    """The episode was closed: its database is gone, and nothing more is read or written."""
+
+
+class DescriptorsExhausted(RuntimeError):
+    """No file descriptor was left to open an episode's database: the process's limit."""
+
+    def __init__(self, limit: int, detail: str) -> None:
+        super().__init__(
+            f"out of file descriptors (limit {limit}, RLIMIT_NOFILE) while opening an episode "
+            f"database: {detail}"
+        )
+        self.limit = limit
+
+
+def descriptor_limit() -> int:
+    """The soft RLIMIT_NOFILE of this process (-1 when unlimited)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return -1 if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def _out_of_descriptors() -> bool:
+    """Whether the process is at its descriptor limit now (SQLite hides the errno)."""
+    try:
+        os.close(os.open(os.devnull, os.O_RDONLY))
+    except OSError as exc:
+        return exc.errno in (errno.EMFILE, errno.ENFILE)
+    return False
+
+
+class ConnectionCache:
+    """Caps how many episode databases stay open while no request uses them.
+
+    Opening a connection costs about 0.3 ms (SQLite parses the schema on first use), so the
+    most recently used idle connections are kept, up to `idle_cap`; the least recently used
+    beyond that are closed. An idle episode past the cap holds no file descriptor, however
+    many episodes are open. `idle_cap=0` opens and closes a connection per request.
+    """
+
+    def __init__(self, idle_cap: int = 64) -> None:
+        if idle_cap < 0:
+            raise ValueError(f"idle_cap must be >= 0, got {idle_cap}")
+        self.idle_cap = idle_cap
+        self._idle: OrderedDict[int, EpisodeDB] = OrderedDict()
+
+    @property
+    def idle(self) -> int:
+        return len(self._idle)
+
+    def opened(self, db: EpisodeDB) -> None:
+        """A connection was opened: make room first if the cap is already reached."""
+        self._idle.pop(id(db), None)
+        self.trim(self.idle_cap)
+
+    def released(self, db: EpisodeDB) -> None:
+        """The last request using `db` finished: keep its connection as the newest idle one."""
+        self._idle.pop(id(db), None)
+        self._idle[id(db)] = db
+        self.trim(self.idle_cap)
+
+    def adopt(self, db: EpisodeDB) -> None:
+        """Count `db` as the newest idle connection without trimming (it is in use right now)."""
+        self._idle.pop(id(db), None)
+        self._idle[id(db)] = db
+
+    def forget(self, db: EpisodeDB) -> None:
+        self._idle.pop(id(db), None)
+
+    def trim(self, keep: int) -> None:
+        """Close idle connections, oldest first, until at most `keep` remain."""
+        for key in list(self._idle):
+            if len(self._idle) <= keep:
+                return
+            db = self._idle.pop(key)
+            if not db.release_connection():  # mid-transaction outside a lease: keep it
+                self._idle[key] = db
+
+
 class EpisodeDB:
-    """One episode's database. Used from a single event-loop thread."""
+    """One episode's database. Used from a single event-loop thread.
+
+    The connection is opened on first use, not at creation, and requests hold a `lease`
+    while they use it: with a `ConnectionCache` an idle episode holds no descriptor, and
+    a close can wait (`when_drained`) until no request is half way through a write.
+    """
 
     def __init__(
-        self, path: Path, template: Path, clock: str, baseline: bytes | None = None
+        self,
+        path: Path,
+        template: Path,
+        clock: str,
+        baseline: bytes | None = None,
+        cache: ConnectionCache | None = None,
     ) -> None:
         self.path = path
         self.template = template
@@ -304,28 +397,137 @@ class EpisodeDB:
         # them, not against whatever the template file holds by then.
         self.baseline = baseline
         self.clock = clock
-        self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self.conn.row_factory = sqlite3.Row
-        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.cache = cache
+        self.closed = False
+        self._conn: sqlite3.Connection | None = None
+        self._leases = 0
+        self._drain_waiters: list[Callable[[], None]] = []
         # A test-only hook (see Runtime.arm_fault): called inside a write's transaction, after
         # its rows and before its event, so a failure there is a failure mid-write.
         self.fault: Callable[[str], None] | None = None
 
     @classmethod
-    def create(cls, template: Path | Template, path: Path, clock: str) -> EpisodeDB:
+    def create(
+        cls,
+        template: Path | Template,
+        path: Path,
+        clock: str,
+        cache: ConnectionCache | None = None,
+    ) -> EpisodeDB:
         """A fresh episode: a byte copy of the template (the reset is this copy).
 
         A pinned `Template` is checked first (`TemplateTampered` if its file changed), and the
-        bytes that passed the check are the ones written.
+        bytes that passed the check are the ones written. No connection is opened yet.
         """
-        if isinstance(template, Template):
-            path.write_bytes(template.read())
-            return cls(path, template.path, clock, baseline=template.data)
-        shutil.copyfile(template, path)
-        return cls(path, template, clock)
+        try:
+            if isinstance(template, Template):
+                path.write_bytes(template.read())
+                return cls(path, template.path, clock, baseline=template.data, cache=cache)
+            shutil.copyfile(template, path)
+        except OSError as exc:
+            if exc.errno in (errno.EMFILE, errno.ENFILE):
+                path.unlink(missing_ok=True)
+                raise DescriptorsExhausted(descriptor_limit(), str(exc)) from exc
+            raise
+        return cls(path, template, clock, cache=cache)
+
+    # -- the connection ------------------------------------------------------------------
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The open connection, opened now if need be (EpisodeClosed once closed)."""
+        if self.closed:
+            raise EpisodeClosed(f"episode database {self.path.name} is closed")
+        if self._conn is None:
+            self._conn = self._open()
+            if self.cache is not None:
+                self.cache.opened(self)
+                if self._leases == 0:  # used outside a request: idle, closed on a later trim
+                    self.cache.adopt(self)
+        return self._conn
+
+    @property
+    def is_open(self) -> bool:
+        """Whether a connection (a file descriptor) is held right now."""
+        return self._conn is not None
+
+    @property
+    def in_use(self) -> int:
+        """How many requests hold a lease on this database now."""
+        return self._leases
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = self._connect()
+        except sqlite3.OperationalError as exc:
+            if not _out_of_descriptors():
+                raise
+            if self.cache is not None and self.cache.idle:
+                self.cache.trim(0)  # give back every idle descriptor, then try once more
+                return self._connect()
+            raise DescriptorsExhausted(descriptor_limit(), str(exc)) from exc
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        if not self.path.exists():  # sqlite3 would quietly make an empty database
+            raise EpisodeClosed(f"episode database {self.path.name} no longer exists")
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA synchronous=NORMAL")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    @contextmanager
+    def lease(self) -> Iterator[EpisodeDB]:
+        """Hold the database for one request (across its awaits); `close` waits for it."""
+        if self.closed:
+            raise EpisodeClosed(f"episode database {self.path.name} is closed")
+        self._leases += 1
+        if self.cache is not None:
+            self.cache.forget(self)  # in use: never evicted under a request
+        try:
+            yield self
+        finally:
+            self._leases -= 1
+            if self._leases == 0:
+                self._idle()
+
+    def _idle(self) -> None:
+        waiters, self._drain_waiters = self._drain_waiters, []
+        for wake in waiters:
+            wake()
+        if self.closed:
+            return
+        if self.cache is not None and self._conn is not None:
+            self.cache.released(self)
+
+    def when_drained(self, wake: Callable[[], None]) -> None:
+        """Call `wake` once no request holds a lease (now, if none does)."""
+        if self._leases == 0:
+            wake()
+        else:
+            self._drain_waiters.append(wake)
+
+    def release_connection(self) -> bool:
+        """Close the connection if nothing is using it (True if none is held afterwards)."""
+        if self._conn is None:
+            return True
+        if self._leases or self._conn.in_transaction:
+            return False
+        self._conn.close()
+        self._conn = None
+        return True
 
     def close(self) -> None:
-        self.conn.close()
+        """Close for good: later use raises EpisodeClosed (a transaction left open is lost)."""
+        self.closed = True
+        if self.cache is not None:
+            self.cache.forget(self)
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
     # -- reads ---------------------------------------------------------------------------
     def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
@@ -359,8 +561,8 @@ class EpisodeDB:
             self.conn.execute("COMMIT")
 
     def rollback_open(self) -> None:
-        """Abandon a transaction a failing handler left open."""
-        if self.conn.in_transaction:
+        """Abandon a transaction a failing handler left open (nothing to do once closed)."""
+        if self._conn is not None and self._conn.in_transaction:
             self.conn.execute("ROLLBACK")
 
     def event(

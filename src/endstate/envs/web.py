@@ -26,7 +26,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from endstate.envs import catalog
 from endstate.envs.runtime import Episode, Runtime, Session
-from endstate.envs.store import EpisodeDB
+from endstate.envs.store import DescriptorsExhausted, EpisodeClosed, EpisodeDB
 from endstate.envs.world import mdy
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -200,67 +200,87 @@ def endpoint(
                     "No active session",
                     "This browser is not bound to an episode. Open the start URL you were given.",
                 )
-            ctx = Ctx(request, rt, system, session, rt.episodes[session.episode_id])
-            if request.method == "POST":
-                try:
-                    form = await request.form(max_files=10, max_fields=200)
-                except Exception as exc:  # malformed body: rejected like a missing nonce
-                    ctx.event(
-                        "request.rejected",
-                        {"reason": f"unreadable form: {type(exc).__name__}"},
-                        False,
-                    )
-                    return plain_page(
-                        request, 400, "Request rejected", "The form could not be read."
-                    )
-                raw = form.get("_nonce")
-                issued = session.take_nonce(raw if isinstance(raw, str) else None)
-                reason = None
-                if issued is None:
-                    reason = "missing or invalid nonce"
-                elif request.url.path not in issued.targets:  # spent all the same
-                    reason = "nonce was issued for another form"
-                if reason is not None:
-                    detail: dict[str, Any] = {
-                        "reason": reason,
-                        "fields": sorted(set(form.keys()) - {"_nonce"}),
-                    }
-                    if issued is not None:
-                        detail["issued_by"] = issued.page
-                    ctx.event("request.rejected", detail, accepted=False)
-                    return plain_page(
-                        request,
-                        400,
-                        "Request rejected",
-                        "This form has expired or did not come from a page of this site. "
-                        "Go back, reload the page and try again.",
-                    )
-                ctx.form = form
-            if login and session.user is None:
-                if request.method == "GET":
-                    return redirect("/login?next=" + request.url.path)
-                ctx.event("request.rejected", {"reason": "not logged in"}, accepted=False)
-                return plain_page(request, 401, "Please log in", "Your session is not logged in.")
+            episode = rt.episodes[session.episode_id]
             try:
-                return await handler(ctx)
-            except Exception as exc:
-                ctx.db.rollback_open()
-                ctx.event(
-                    "server.error",
-                    {"error": type(exc).__name__, "method": request.method},
-                    accepted=False,
-                )
-                return plain_page(
-                    request,
-                    500,
-                    "Something went wrong",
-                    "The page could not be completed. Nothing was saved.",
-                )
+                # The lease spans the whole request, awaits included: closing the episode
+                # waits for it, so a write is never cut off half way.
+                with episode.db.lease():
+                    return await _serve(Ctx(request, rt, system, session, episode), handler, login)
+            except EpisodeClosed:
+                return closed_page(request)
+            except DescriptorsExhausted:
+                return busy_page(request)
 
         run.__name__ = handler.__name__
         return run
 
     return wrap
+
+
+async def _serve(ctx: Ctx, handler: Handler, login: bool) -> Response:
+    """The nonce gate, the login gate and error capture around one page handler."""
+    request, session = ctx.request, ctx.session
+    if request.method == "POST":
+        try:
+            form = await request.form(max_files=10, max_fields=200)
+        except Exception as exc:  # malformed body: rejected like a missing nonce
+            ctx.event(
+                "request.rejected", {"reason": f"unreadable form: {type(exc).__name__}"}, False
+            )
+            return plain_page(request, 400, "Request rejected", "The form could not be read.")
+        raw = form.get("_nonce")
+        issued = session.take_nonce(raw if isinstance(raw, str) else None)
+        reason = None
+        if issued is None:
+            reason = "missing or invalid nonce"
+        elif request.url.path not in issued.targets:  # spent all the same
+            reason = "nonce was issued for another form"
+        if reason is not None:
+            detail: dict[str, Any] = {
+                "reason": reason,
+                "fields": sorted(set(form.keys()) - {"_nonce"}),
+            }
+            if issued is not None:
+                detail["issued_by"] = issued.page
+            ctx.event("request.rejected", detail, accepted=False)
+            return plain_page(
+                request,
+                400,
+                "Request rejected",
+                "This form has expired or did not come from a page of this site. "
+                "Go back, reload the page and try again.",
+            )
+        ctx.form = form
+    if login and session.user is None:
+        if request.method == "GET":
+            return redirect("/login?next=" + request.url.path)
+        ctx.event("request.rejected", {"reason": "not logged in"}, accepted=False)
+        return plain_page(request, 401, "Please log in", "Your session is not logged in.")
+    try:
+        return await handler(ctx)
+    except (EpisodeClosed, DescriptorsExhausted):
+        raise  # nothing to record it in, or no way to: the caller answers
+    except Exception as exc:
+        ctx.db.rollback_open()
+        ctx.event(
+            "server.error", {"error": type(exc).__name__, "method": request.method}, accepted=False
+        )
+        return plain_page(
+            request,
+            500,
+            "Something went wrong",
+            "The page could not be completed. Nothing was saved.",
+        )
+
+
+def closed_page(request: Request) -> HTMLResponse:
+    """What a request for an episode closed under it gets: a clean 410, never a 500."""
+    return plain_page(request, 410, "Episode closed", "This episode has ended. Nothing was saved.")
+
+
+def busy_page(request: Request) -> HTMLResponse:
+    """Out of file descriptors: a 503 the browser may retry, never a 500."""
+    return plain_page(request, 503, "Busy", "The server is at capacity. Try again in a moment.")
 
 
 def start_endpoint(system: str, home: str) -> Callable[[Request], Awaitable[Response]]:
@@ -272,9 +292,14 @@ def start_endpoint(system: str, home: str) -> Callable[[Request], Awaitable[Resp
         session = rt.start_session(system, request.query_params.get("t", ""), current)
         if session is None:
             return plain_page(request, 404, "Link not valid", "This start link is not valid.")
-        rt.episodes[session.episode_id].db.event(  # the token is a secret: not in the record
-            system=system, page=request.url.path, kind="session.start", detail={}
-        )
+        db = rt.episodes[session.episode_id].db
+        try:
+            with db.lease():  # the token is a secret: not in the record
+                db.event(system=system, page=request.url.path, kind="session.start", detail={})
+        except EpisodeClosed:
+            return closed_page(request)
+        except DescriptorsExhausted:
+            return busy_page(request)
         wanted = request.query_params.get("next", "")
         local = wanted.startswith("/") and not wanted.startswith("//") and "\\" not in wanted
         response = redirect(wanted if local else home)

@@ -2,18 +2,29 @@
 
 The suite's servers run in their own thread; the runner talks to the grading channel over
 HTTP, as it would to a suite on another machine, so a slow state read never blocks workers.
+Every call is retried when a dropped connection leaves its outcome unknown and trying again
+is safe: state reads and closes always, creates because they carry an idempotency key
+(`Idempotency-Key`: this environment's nonce, the attempt's key and one per call).
 """
 
 from __future__ import annotations
 
 import hashlib
+import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from endstate.corpus.model import PublicTask
-from endstate.envs.server import EmbeddedSuite
+from endstate.envs.grading_client import (
+    IDEMPOTENCY_HEADER,
+    RETRY_DELAYS,
+    GradingCallFailed,
+    acall_with_retries,
+    error_text,
+)
+from endstate.envs.server import EmbeddedSuite, terminate_like_interrupt
 from endstate.firewall import EpisodeBinding
 from endstate.runs.environment import EnvironmentInfo, EpisodeHandle, StateUnavailable
 
@@ -26,29 +37,33 @@ def episode_seed(run_seed: int, key: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{run_seed}:{key}".encode()).digest()[:7], "big")
 
 
-def _error_of(response: httpx.Response) -> str | None:
-    try:
-        body = response.json()
-    except ValueError:
-        return None
-    error = body.get("error") if isinstance(body, dict) else None
-    return error if isinstance(error, str) else None
-
-
 class EmbeddedEnvironment:
     kind = "embedded"
     needs_harness_browser = False
 
-    def __init__(self, suite: EmbeddedSuite, run_seed: int, owns_suite: bool = True) -> None:
+    def __init__(
+        self,
+        suite: EmbeddedSuite,
+        run_seed: int,
+        owns_suite: bool = True,
+        *,
+        grading_url: str | None = None,
+        retry_delays: tuple[float, ...] = RETRY_DELAYS,
+    ) -> None:
+        """`grading_url` reaches the suite's grading channel another way (a proxy, in tests)."""
         self.suite = suite
         self.run_seed = run_seed
         self.owns_suite = owns_suite
+        self.retry_delays = retry_delays
         self._client = httpx.AsyncClient(
-            base_url=suite.grading_url,
+            base_url=grading_url or suite.grading_url,
             headers={"Authorization": f"Bearer {suite.token}"},
             timeout=60,
         )
+        # Keys are this environment's own: two runs sharing a suite never replay each other.
+        self._nonce = secrets.token_hex(8)
         self._info: EnvironmentInfo | None = None
+        terminate_like_interrupt()  # the suite may have started off the main thread
 
     def info(self) -> EnvironmentInfo:
         if self._info is None:
@@ -87,14 +102,17 @@ class EmbeddedEnvironment:
         return [runtime.data_dir, runtime.template.parent]
 
     async def open_episode(self, task: PublicTask, key: str) -> EpisodeHandle:
-        response = await self._client.post(
-            "/episodes", json={"seed": episode_seed(self.run_seed, key)}
+        # One key per call, kept across its retries: a retry never makes a second episode, and
+        # a caller that opens the same task twice on purpose (validation) gets two.
+        headers = {IDEMPOTENCY_HEADER: f"{self._nonce}:{key}:{secrets.token_hex(6)}"}
+        body = {"seed": episode_seed(self.run_seed, key)}
+        response = await acall_with_retries(
+            "POST /episodes",
+            lambda: self._client.post("/episodes", json=body, headers=headers),
+            self.retry_delays,
         )
         if response.is_error:  # the grading channel says why (e.g. a tampered template)
-            error = _error_of(response)
-            if error:
-                raise RuntimeError(f"grading channel {response.status_code}: {error}")
-        response.raise_for_status()
+            raise RuntimeError(f"grading channel POST /episodes: {error_text(response)}")
         data: dict[str, Any] = response.json()
         start_urls: dict[str, str] = data["start_urls"]
         return EpisodeHandle(
@@ -104,16 +122,29 @@ class EmbeddedEnvironment:
         )
 
     async def read_state(self, episode: EpisodeHandle, page: Page | None) -> dict[str, Any]:
+        path = f"/episodes/{episode.episode_id}/state"
         try:
-            response = await self._client.get(f"/episodes/{episode.episode_id}/state")
-            response.raise_for_status()
+            response = await acall_with_retries(
+                f"GET {path}", lambda: self._client.get(path), self.retry_delays
+            )
+            if response.is_error:
+                raise StateUnavailable(f"grading channel GET {path}: {error_text(response)}")
             state: dict[str, Any] = response.json()
-        except (httpx.HTTPError, ValueError) as exc:
-            raise StateUnavailable(f"grading channel: {exc}") from exc
+        except GradingCallFailed as exc:
+            raise StateUnavailable(str(exc)) from exc
+        except ValueError as exc:
+            raise StateUnavailable(f"grading channel GET {path}: not JSON ({exc})") from exc
         return state
 
     async def close_episode(self, episode: EpisodeHandle) -> None:
-        await self._client.delete(f"/episodes/{episode.episode_id}")
+        """Close the episode; raises with the evidence if it may still be open."""
+        path = f"/episodes/{episode.episode_id}"
+        response = await acall_with_retries(
+            f"DELETE {path}", lambda: self._client.delete(path), self.retry_delays
+        )
+        # 410: closed already, by an earlier try whose answer was lost.
+        if response.is_error and response.status_code != 410:
+            raise RuntimeError(f"grading channel DELETE {path}: {error_text(response)}")
 
     async def aclose(self) -> None:
         await self._client.aclose()
