@@ -52,3 +52,40 @@ def test_the_plugged_in_kinds_are_listed_where_a_spec_is_wrong(tmp_path: Path) -
     assert "expected null, replay:FILE, command:CMD, llm:MODEL, toy:ANSWER" in proc.stderr
     proc = _endstate("run", "--env", "nope", "--agent", "null", cwd=tmp_path)
     assert "unknown environment (expected embedded, toy)" in proc.stderr
+
+
+def test_a_plugged_in_system_is_served_stored_graded_and_fingerprinted(tmp_path: Path) -> None:
+    """One page, one table, one state-document slice: added without editing endstate."""
+    doc = {
+        "id": "desk-1",
+        "goal": "Open the toy desk and answer its question with 42.",
+        "website": {"id": "toy_desk", "name": "Toy desk"},
+        "difficulty": "easy",
+        "evals": [
+            {"type": "jmespath", "query": "toy_desk.answer", "expected_value": "42",
+             "points": 1, "description": "answered 42"},
+            {"type": "jmespath", "query": "toy_desk.saves", "expected_value": 1,
+             "points": 1, "description": "saved once"},
+        ],
+        "config": {"start_url": "/answer?task_id={{TASK_ID}}&run_id={{RUN_ID}}"},
+    }  # fmt: skip
+    corpus = tmp_path / "corpus" / "toys"
+    corpus.mkdir(parents=True)
+    (corpus / "desk.json").write_text(json.dumps(doc))
+    actions = [
+        {"type": "fill", "target": {"label": "Answer"}, "value": "42"},
+        {"type": "click", "target": {"role": "button", "name": "Save answer"}},
+        {"type": "done", "message": "answered"},
+    ]
+    trajectory = tmp_path / "answer.json"
+    trajectory.write_text(json.dumps({"version": 1, "actions": actions}))
+    proc = _endstate(
+        "run", "--corpus", corpus.parent, "--agent", f"replay:{trajectory}",
+        "--out", tmp_path / "runs", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Full-credit passes: 1/1" in proc.stdout, proc.stdout
+    fingerprint = _endstate("env", "fingerprint", cwd=tmp_path)
+    assert fingerprint.returncode == 0, fingerprint.stderr
+    pages = json.loads(fingerprint.stdout)["systems"]["toy_desk"]["pages"]
+    assert pages["/answer"]["status"] == 200 and pages["/answer"]["forms"]

@@ -20,6 +20,7 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount, Route
 
 from endstate.envs.runtime import Runtime
+from endstate.envs.systems import systems as registered_systems
 from endstate.envs.world import World, mdy
 
 _STEPS = ("member", "provider", "services", "clinical", "review")
@@ -98,60 +99,12 @@ async def fingerprint(runtime: Runtime, apps: dict[str, Starlette]) -> dict[str,
     episode = runtime.open_episode(seed=0, episode_id=f"probe-{secrets.token_hex(6)}")
     try:
         world = runtime.world
-        referral = world.referrals[0]
-        doc = next(d for d in world.documents if d.mrn == referral.mrn)
         plans = {
             portal: next(p for p in world.plans if p.portal == portal)
-            for portal in ("payer_a", "payer_b")
+            for portal in apps
+            if any(p.portal == portal for p in world.plans)
         }
-        order = world.dme_orders[0]
-        probes: dict[str, list[str]] = {
-            "ehr": [
-                "/worklist",
-                *(
-                    f"/referrals/{referral.id}?tab={t}"
-                    for t in (
-                        "referral",
-                        "diagnoses",
-                        "services",
-                        "coverages",
-                        "authorizations",
-                        "documents",
-                        "communications",
-                    )
-                ),
-                f"/documents/{doc.id}",
-                "/denials",
-                *(
-                    f"/denials/{world.denials[0].claim_id}?tab={t}"
-                    for t in ("claim", "remittance", "appeal")
-                ),
-                f"/patients/{world.denials[0].mrn}?claim={world.denials[0].claim_id}",
-                "/dme",
-                *(f"/dme/{order.id}?tab={t}" for t in ("order", "documents", "notes")),
-            ],
-            "payer_a": [
-                "/login",
-                "/dashboard",
-                "/prior-auth/new",
-                "/prior-auth",
-                "/policies",
-                "/eligibility",
-                "/claims",
-                "/appeals/new",
-                "/appeals",
-            ],
-            "payer_b": [
-                "/login",
-                "/home",
-                "/requests/new/member",
-                "/inquiry",
-                "/appeals",
-                "/appeals/file",
-                "/education",
-            ],
-            "fax": [f"/compose?mrn={referral.mrn}", "/sent"],
-        }
+        registered = registered_systems()
         systems: dict[str, Any] = {}
         for system, app in apps.items():
             transport = httpx.ASGITransport(app=app)
@@ -159,14 +112,15 @@ async def fingerprint(runtime: Runtime, apps: dict[str, Starlette]) -> dict[str,
             async with httpx.AsyncClient(transport=transport, base_url=base) as client:
                 await client.get(f"/start?t={episode.start_tokens[system]}")
                 pages: dict[str, Any] = {}
-                for path in probes.get(system, []):
+                unit = registered.get(system)
+                for path in unit.probes(world) if unit else []:
                     if system in plans and path in ("/dashboard", "/home"):
                         plan = plans[system]
-                        await _login(client, plan.portal_username or "", plan.portal_password or "")
+                        await login(client, plan.portal_username or "", plan.portal_password or "")
                     response = await client.get(path)
                     pages[_generic(path)] = {"status": response.status_code} | _page(response.text)
-                if system == "payer_b":
-                    pages |= await _walk_wizard(client, world)
+                if unit is not None and unit.walk is not None:
+                    pages |= await unit.walk(client, world)
             systems[system] = {"routes": _routes(app.routes), "pages": pages}
     finally:
         runtime.close_episode(episode.id)
@@ -176,7 +130,7 @@ async def fingerprint(runtime: Runtime, apps: dict[str, Starlette]) -> dict[str,
     return body | {"sha256": digest}
 
 
-async def _walk_wizard(client: httpx.AsyncClient, world: World) -> dict[str, Any]:
+async def walk_payer_b_wizard(client: httpx.AsyncClient, world: World) -> dict[str, Any]:
     """Fill Payer B's wizard with valid answers so every step's page can be fingerprinted."""
     plans = {p.id for p in world.plans if p.portal == "payer_b"}
     cov = next(c for c in world.coverages if c.plan_id in plans and c.status == "active")
@@ -219,7 +173,7 @@ async def _walk_wizard(client: httpx.AsyncClient, world: World) -> dict[str, Any
     return pages
 
 
-async def _login(client: httpx.AsyncClient, username: str, password: str) -> None:
+async def login(client: httpx.AsyncClient, username: str, password: str) -> None:
     page = await client.get("/login")
     found = re.search(r'name="_nonce" value="([^"]+)"', page.text)
     await client.post(

@@ -24,9 +24,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from endstate.envs.grading_client import IDEMPOTENCY_HEADER
-from endstate.envs.runtime import SYSTEMS, Episode, IdempotencyConflict, Runtime
+from endstate.envs.runtime import Episode, IdempotencyConflict, Runtime
 from endstate.envs.statedoc import build_state
 from endstate.envs.store import DescriptorsExhausted, EpisodeClosed, TemplateTampered
+from endstate.envs.systems import system_names
 
 Fingerprinter = Callable[[], Awaitable[dict[str, Any]]]
 Handler = Callable[[Request], Awaitable[Response]]
@@ -76,7 +77,7 @@ def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Sta
     def created(episode: Episode, elapsed_ms: float, status: int) -> JSONResponse:
         urls = {
             system: f"{runtime.base_urls[system]}/start?t={episode.start_tokens[system]}"
-            for system in SYSTEMS
+            for system in system_names()
         }
         return JSONResponse(
             {

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from endstate.envs.store import ConnectionCache, DescriptorsExhausted, EpisodeDB, Template
+from endstate.envs.systems import system_names
 from endstate.envs.world import World
 
-SYSTEMS: tuple[str, ...] = ("ehr", "payer_a", "payer_b", "fax")
 NONCES_PER_SESSION = 64
 CLOSED_REMEMBERED = 4096  # closed episode ids answered with 410, not 404 (most recent)
 CLOSE_WAIT_S = 30.0  # how long a close waits for requests still using the episode
@@ -162,7 +162,7 @@ class Runtime:
             self.connections.trim(0)  # idle connections give their descriptors back first
             db = EpisodeDB.create(self.pinned, path, self.world.clock, self.connections)
         secret = hashlib.sha256(f"{self.world.sha256}:{seed}".encode()).digest()
-        tokens = {system: secrets.token_urlsafe(24) for system in SYSTEMS}
+        tokens = {system: secrets.token_urlsafe(24) for system in system_names()}
         episode = Episode(episode_id, seed, db, secret, tokens)
         self.episodes[episode_id] = episode
         self.closed.pop(episode_id, None)

@@ -30,27 +30,21 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from endstate.envs import ehr, fax, payer_a, payer_b
 from endstate.envs.fingerprint import fingerprint
 from endstate.envs.grading import grading_app
 from endstate.envs.grading_client import call_with_retries
-from endstate.envs.runtime import SYSTEMS, Runtime
+from endstate.envs.runtime import Runtime
 from endstate.envs.store import DescriptorsExhausted, EpisodeClosed, private_template
+from endstate.envs.systems import system_names, systems
 from endstate.envs.web import STATIC, cookie_name, make_env, page_of, plain_page
 from endstate.envs.world import DEFAULT_CLOCK, DEFAULT_SEED, World, generate_world
 
 NO_TESTIDS_ENV = "ENDSTATE_NO_TESTIDS"
 LISTEN_BACKLOG = 2048
 KEEP_ALIVE_S = 75  # idle keep-alive connections are closed after this long (nginx's default)
-_ROUTES: dict[str, list[BaseRoute]] = {
-    "ehr": list(ehr.ROUTES),
-    "payer_a": list(payer_a.ROUTES),
-    "payer_b": list(payer_b.ROUTES),
-    "fax": list(fax.ROUTES),
-}
 
 
 def system_app(system: str, runtime: Runtime, testids: bool) -> Starlette:
@@ -101,7 +95,7 @@ def system_app(system: str, runtime: Runtime, testids: bool) -> Starlette:
 
     app = Starlette(
         routes=[
-            *_ROUTES[system],
+            *systems()[system].routes,
             Route("/favicon.ico", favicon),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
@@ -186,7 +180,8 @@ class EmbeddedSuite:
         self.token = token
         self._owned_dir = owned_dir
         self._owned_template_dir = owned_template_dir
-        self._sockets = {name: _bind(host, ports.get(name, 0)) for name in (*SYSTEMS, "grading")}
+        names = (*system_names(), "grading")
+        self._sockets = {name: _bind(host, ports.get(name, 0)) for name in names}
         url_host = f"[{host}]" if ":" in host else host
         self.urls = {
             name: f"http://{url_host}:{sock.getsockname()[1]}"
@@ -194,7 +189,7 @@ class EmbeddedSuite:
         }
         self.grading_url = self.urls.pop("grading")
         runtime.base_urls.update(self.urls)
-        self.apps = {s: system_app(s, runtime, runtime.testids) for s in SYSTEMS}
+        self.apps = {s: system_app(s, runtime, runtime.testids) for s in system_names()}
 
         async def take_fingerprint() -> dict[str, Any]:
             return await fingerprint(runtime, self.apps)

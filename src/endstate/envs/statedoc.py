@@ -13,6 +13,7 @@ from typing import Any
 from endstate.envs import catalog
 from endstate.envs.runtime import Episode
 from endstate.envs.schema import SCHEMA_VERSION
+from endstate.envs.systems import systems
 from endstate.envs.world import World
 
 STATE_DOCUMENT_VERSION = 1
@@ -43,10 +44,7 @@ def build_state(world: World, episode: Episode) -> dict[str, Any]:
             "clock": world.clock,
         },
         "episode": {"id": episode.id, "seed": episode.seed},
-        "ehr": _ehr(episode, events, max((d.id for d in world.documents), default="")),
-        "payer_a": _payer_a(episode, events),
-        "payer_b": _payer_b(episode, events),
-        "fax": _fax(episode),
+        **{name: system.state(world, episode, events) for name, system in systems().items()},
         "delta": db.delta(),
         "events": events,
         "summary": {
@@ -71,7 +69,9 @@ def _unique(items: list[Any]) -> list[Any]:
     return seen
 
 
-def _ehr(episode: Episode, events: list[dict[str, Any]], last_doc: str) -> dict[str, Any]:
+def ehr_state(world: World, episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The EHR's slice: notes, worklists, documents added after the world's last one."""
+    last_doc = max((d.id for d in world.documents), default="")
     db = episode.db
     labels = dict(catalog.NOTE_CATEGORIES) | {"triage": "Denial triage"}
     notes = [
@@ -263,7 +263,7 @@ def _logins(episode: Episode, system: str) -> list[dict[str, Any]]:
     ]
 
 
-def _payer_a(episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
+def payer_a_state(world: World, episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
     logins = _logins(episode, "payer_a")
     mine = [e for e in events if e["system"] == "payer_a" and e["accepted"]]
     return {
@@ -281,7 +281,7 @@ def _payer_a(episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _payer_b(episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
+def payer_b_state(world: World, episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
     logins = _logins(episode, "payer_b")
     mine = [e for e in events if e["system"] == "payer_b" and e["accepted"]]
     return {
@@ -298,7 +298,7 @@ def _payer_b(episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _fax(episode: Episode) -> dict[str, Any]:
+def fax_state(world: World, episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
     db = episode.db
     out = []
     for f in db.rows("SELECT * FROM faxes ORDER BY seq"):

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from endstate.envs.schema import DDL, DELTA_TABLES, PRIMARY_KEYS, SCHEMA_VERSION
+from endstate.envs.systems import systems
 from endstate.envs.world import World
 
 JSONValue = Any
@@ -99,6 +100,11 @@ def build_template(world: World) -> bytes:
     try:
         conn.executescript(DDL)
         _load(conn, world)
+        for system in systems().values():  # tables a system owns, seeded from the world
+            if system.ddl:
+                conn.executescript(system.ddl)
+            if system.seed is not None:
+                system.seed(conn, world)
         conn.commit()
         return conn.serialize()
     finally:
@@ -106,7 +112,9 @@ def build_template(world: World) -> bytes:
 
 
 def _template_name(world: World) -> str:
-    return f"world-{world.sha256[:24]}-schema{SCHEMA_VERSION}.sqlite"
+    """Named by the world and every table definition: a cached template never lacks one."""
+    tables = hashlib.sha256("".join(s.ddl for s in systems().values()).encode()).hexdigest()
+    return f"world-{world.sha256[:24]}-schema{SCHEMA_VERSION}-{tables[:8]}.sqlite"
 
 
 def private_template(world: World, parent: Path | None = None) -> Template:

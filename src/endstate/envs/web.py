@@ -27,6 +27,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from endstate.envs import catalog
 from endstate.envs.runtime import Episode, Runtime, Session
 from endstate.envs.store import DescriptorsExhausted, EpisodeClosed, EpisodeDB
+from endstate.envs.systems import systems
 from endstate.envs.world import mdy
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -42,8 +43,11 @@ def cookie_name(system: str) -> str:
 
 
 def make_env(testids: bool) -> jinja2.Environment:
+    # Shared pages and the built-ins' folders, then each plugged-in system's own pages under
+    # its name (`<system>/<page>.html`).
+    own = {n: jinja2.FileSystemLoader(s.pages) for n, s in systems().items() if s.pages}
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
+        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(TEMPLATES), jinja2.PrefixLoader(own)]),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -1,0 +1,86 @@
+"""Systems of the embedded suite, registered as units: the built-ins and any an installed
+package declares under the entry-point group `endstate.systems`.
+
+A system is everything the suite needs to serve, store, grade and fingerprint it: its routes,
+its pages, its own tables and how they are seeded from the world, its slice of the state
+document, and the pages the fingerprint renders. The server, the episode database, the state
+document and the fingerprint read this registry; adding a system edits none of them.
+
+    [project.entry-points."endstate.systems"]
+    mine = "my_package.system:SYSTEM"    # a System
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from starlette.routing import BaseRoute
+
+from endstate.errors import EndstateError
+
+if TYPE_CHECKING:
+    import httpx
+
+    from endstate.envs.runtime import Episode
+    from endstate.envs.world import World
+
+ENTRY_POINT_GROUP = "endstate.systems"
+_NAME = re.compile(r"[a-z][a-z0-9_]{0,30}")
+
+StateSlice = Callable[["World", "Episode", list[dict[str, Any]]], Any]
+
+
+@dataclass(frozen=True)
+class System:
+    """One system of the suite (its name is its port's, its cookie's and its state key)."""
+
+    name: str
+    title: str
+    routes: Sequence[BaseRoute]
+    state: StateSlice  # its slice of the state document, read from the episode database
+    pages: Path | None = None  # its Jinja pages, named `<name>/<page>.html` in handlers
+    ddl: str = ""  # CREATE TABLE statements of the tables it alone owns
+    seed: Callable[[sqlite3.Connection, World], None] | None = None  # rows for those tables
+    probes: Callable[[World], list[str]] = field(default=lambda world: [])  # fingerprinted
+    # Pages reachable only by walking a flow (a wizard): fingerprinted after the probes.
+    walk: Callable[[httpx.AsyncClient, World], Awaitable[dict[str, Any]]] | None = None
+
+
+_REGISTERED: dict[str, System] = {}
+_LOADED = False
+
+
+def register_system(system: System) -> System:
+    if not _NAME.fullmatch(system.name) or system.name == "grading":
+        raise EndstateError(f"system name {system.name!r}: lowercase letters, digits and _")
+    if system.name in _REGISTERED and _REGISTERED[system.name] is not system:
+        raise EndstateError(f"system {system.name!r} is registered twice")
+    _REGISTERED[system.name] = system
+    return system
+
+
+def systems() -> dict[str, System]:
+    """Every system, built-ins first, then those installed packages declare (loaded once)."""
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        from endstate.envs import builtin_systems  # noqa: F401  registers the built-ins
+
+        for point in entry_points(group=ENTRY_POINT_GROUP):
+            system = point.load()
+            if not isinstance(system, System):
+                raise EndstateError(
+                    f"system plug-in {point.name!r} ({point.value}) is not a System"
+                )
+            register_system(system)
+    return dict(_REGISTERED)
+
+
+def system_names() -> tuple[str, ...]:
+    return tuple(systems())
