@@ -3,18 +3,28 @@ points only (tests/fixtures/plugins), run end to end by the real `endstate` comm
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 from conftest import FIXTURES
 from test_cli import ENDSTATE
 
 PLUGINS = FIXTURES / "plugins"
-sys.path.insert(0, str(PLUGINS))
-from toy_plugin import task  # noqa: E402
+
+
+def task(task_id: str, expected: str) -> dict[str, Any]:
+    """The toy plug-in's task helper, loaded from its file: the folder must never join this
+    process's sys.path, or its entry points would register the toys in every other test."""
+    spec = importlib.util.spec_from_file_location("toy_plugin_tasks", PLUGINS / "toy_plugin.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    made: dict[str, Any] = module.task(task_id, expected)
+    return made
 
 
 def _endstate(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:

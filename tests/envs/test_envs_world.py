@@ -8,7 +8,7 @@ from datetime import date
 
 import pytest
 
-from endstate.envs.validate import fax_digits
+from endstate.envs.forms import fax_digits
 from endstate.envs.world import DEFAULT_CLOCK, generate_world, npi_valid
 
 

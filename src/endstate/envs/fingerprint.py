@@ -19,8 +19,8 @@ import httpx
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount, Route
 
+from endstate.envs.registry import systems as registered_systems
 from endstate.envs.runtime import Runtime
-from endstate.envs.systems import systems as registered_systems
 from endstate.envs.world import World, mdy
 
 _STEPS = ("member", "provider", "services", "clinical", "review")

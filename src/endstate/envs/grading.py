@@ -24,10 +24,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from endstate.envs.grading_client import IDEMPOTENCY_HEADER
+from endstate.envs.registry import system_names
 from endstate.envs.runtime import Episode, IdempotencyConflict, Runtime
 from endstate.envs.statedoc import build_state
 from endstate.envs.store import DescriptorsExhausted, EpisodeClosed, TemplateTampered
-from endstate.envs.systems import system_names
 
 Fingerprinter = Callable[[], Awaitable[dict[str, Any]]]
 Handler = Callable[[Request], Awaitable[Response]]

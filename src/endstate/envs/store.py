@@ -25,8 +25,8 @@ from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from endstate.envs.registry import systems
 from endstate.envs.schema import DDL, DELTA_TABLES, PRIMARY_KEYS, SCHEMA_VERSION
-from endstate.envs.systems import systems
 from endstate.envs.world import World
 
 JSONValue = Any

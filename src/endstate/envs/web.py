@@ -25,12 +25,12 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from endstate.envs import catalog
+from endstate.envs.registry import systems
 from endstate.envs.runtime import Episode, Runtime, Session
 from endstate.envs.store import DescriptorsExhausted, EpisodeClosed, EpisodeDB
-from endstate.envs.systems import systems
 from endstate.envs.world import mdy
 
-TEMPLATES = Path(__file__).parent / "templates"
+PAGES = Path(__file__).parent / "pages"  # shared by every system: base, macros, messages
 STATIC = Path(__file__).parent / "static"
 MAX_UPLOAD = 5 * 1024 * 1024
 
@@ -43,11 +43,10 @@ def cookie_name(system: str) -> str:
 
 
 def make_env(testids: bool) -> jinja2.Environment:
-    # Shared pages and the built-ins' folders, then each plugged-in system's own pages under
-    # its name (`<system>/<page>.html`).
+    # Shared pages, then each system's own pages under its name (`<system>/<page>.html`).
     own = {n: jinja2.FileSystemLoader(s.pages) for n, s in systems().items() if s.pages}
     env = jinja2.Environment(
-        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(TEMPLATES), jinja2.PrefixLoader(own)]),
+        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(PAGES), jinja2.PrefixLoader(own)]),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -9,7 +9,8 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, notes
+from endstate.envs import catalog
+from endstate.envs.systems.ehr import notes
 from endstate.envs.web import Ctx, endpoint, redirect
 from endstate.envs.world import mdy
 

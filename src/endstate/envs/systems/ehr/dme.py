@@ -13,7 +13,8 @@ from urllib.parse import quote, urlencode
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, notes
+from endstate.envs import catalog
+from endstate.envs.systems.ehr import notes
 from endstate.envs.web import Ctx, endpoint, redirect
 
 SYSTEM = "ehr"

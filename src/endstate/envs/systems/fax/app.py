@@ -11,7 +11,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, portal, validate
+from endstate.envs import catalog, forms, portal
 from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
 
 SYSTEM = "fax"
@@ -87,7 +87,7 @@ async def send(ctx: Ctx) -> Response:
         errors["patient_mrn"] = "Enter the patient's MRN (MRN followed by 8 digits)."
     if not form["recipient"]:
         errors["recipient"] = "Enter the recipient's name."
-    digits, problem = validate.fax_digits(form["fax_number"])
+    digits, problem = forms.fax_digits(form["fax_number"])
     if problem:
         errors["fax_number"] = problem
     if len(form["cover_note"]) > 2000:
@@ -159,7 +159,7 @@ async def transmission(ctx: Ctx) -> Response:
         fax=fax,
         docs=docs,
         uploads=uploads,
-        number=validate.format_phone(fax["fax_number"]),
+        number=forms.format_phone(fax["fax_number"]),
         kinds=catalog.DOCUMENT_KINDS,
     )
 
@@ -167,7 +167,7 @@ async def transmission(ctx: Ctx) -> Response:
 @endpoint(SYSTEM)
 async def sent(ctx: Ctx) -> Response:
     rows = ctx.db.rows("SELECT * FROM faxes ORDER BY seq DESC")
-    return ctx.render("fax/sent.html", rows=rows, fmt=validate.format_phone)
+    return ctx.render("fax/sent.html", rows=rows, fmt=forms.format_phone)
 
 
 ROUTES = [

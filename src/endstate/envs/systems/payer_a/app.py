@@ -14,7 +14,8 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, payer_a_claims, portal, validate
+from endstate.envs import catalog, forms, portal
+from endstate.envs.systems.payer_a import claims
 from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
 
 SYSTEM = "payer_a"
@@ -137,7 +138,7 @@ def _lookups(ctx: Ctx, form: dict[str, str]) -> tuple[dict[str, Any], dict[str, 
     """Member (id + DOB) and provider (NPI) lookups, with field errors for what fails."""
     errors: dict[str, str] = {}
     found: dict[str, Any] = {"member": None, "provider": None}
-    dob, problem = validate.parse_mdy(form["member_dob"])
+    dob, problem = forms.parse_mdy(form["member_dob"])
     if not form["member_id"]:
         errors["member_id"] = "Enter the member ID."
     if problem:
@@ -147,7 +148,7 @@ def _lookups(ctx: Ctx, form: dict[str, str]) -> tuple[dict[str, Any], dict[str, 
         if found["member"] is None:
             errors["member_id"] = "No member found with this member ID and date of birth."
     if form["provider_npi"]:
-        problem = validate.npi_problem(form["provider_npi"])
+        problem = forms.npi_problem(form["provider_npi"])
         if problem:
             errors["provider_npi"] = problem
         else:
@@ -168,11 +169,11 @@ async def pa_submit(ctx: Ctx) -> Response:
         errors["provider_npi"] = "Enter the requesting provider's NPI."
     if form["request_type"] not in _REQUEST_TYPES:
         errors["request_type"] = "Choose a request type."
-    codes, problem = validate.icd10_codes(form["diagnosis_codes"])
+    codes, problem = forms.icd10_codes(form["diagnosis_codes"])
     if problem:
         errors["diagnosis_codes"] = problem
     procedures = _procedures(form, errors)
-    service, problem = validate.parse_mdy(form["service_date"])
+    service, problem = forms.parse_mdy(form["service_date"])
     today = ctx.runtime.world.today
     if problem:
         errors["service_date"] = f"Date of service: {problem}"
@@ -233,10 +234,10 @@ def _procedures(form: dict[str, str], errors: dict[str, str]) -> list[dict[str, 
         code, units = form[f"cpt_{i}"].upper(), form[f"units_{i}"]
         if not code and not units:
             continue
-        problem = validate.cpt_problem(code) if code else "Enter a CPT code for these units."
+        problem = forms.cpt_problem(code) if code else "Enter a CPT code for these units."
         if problem:
             errors[f"cpt_{i}"] = problem
-        problem = validate.units_problem(units or "")
+        problem = forms.units_problem(units or "")
         if problem:
             errors[f"units_{i}"] = problem
         out.append({"code": code, "units": int(units) if units.isdigit() else None})
@@ -308,5 +309,5 @@ ROUTES = [
     Route("/prior-auth", pa_list),
     Route("/prior-auth/{number}", pa_confirmation),
     Route("/policies", policies),
-    *payer_a_claims.ROUTES,
+    *claims.ROUTES,
 ]

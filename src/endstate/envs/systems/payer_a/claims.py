@@ -13,7 +13,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, portal, validate
+from endstate.envs import catalog, forms, portal
 from endstate.envs.web import Ctx, endpoint, redirect
 from endstate.envs.world import mdy
 
@@ -41,10 +41,10 @@ async def eligibility(ctx: Ctx) -> Response:
     if "check" in q:
         if not form["member_id"]:
             errors["member_id"] = "Enter the member ID."
-        dob, problem = validate.parse_mdy(form["member_dob"])
+        dob, problem = forms.parse_mdy(form["member_dob"])
         if problem:
             errors["member_dob"] = f"Date of birth: {problem}"
-        service, problem = validate.parse_mdy(form["service_date"])
+        service, problem = forms.parse_mdy(form["service_date"])
         if problem:
             errors["service_date"] = f"Date of service: {problem}"
         if errors or dob is None or service is None:
@@ -146,7 +146,7 @@ async def appeal_submit(ctx: Ctx) -> Response:
         found = portal.claim(ctx, PORTAL, form["claim_id"])
         if found is None:
             errors["claim_id"] = "No claim with this number was processed by the plan."
-    dob, problem = validate.parse_mdy(form["member_dob"])
+    dob, problem = forms.parse_mdy(form["member_dob"])
     if not form["member_id"]:
         errors["member_id"] = "Enter the member ID."
     if problem:
@@ -173,7 +173,7 @@ async def appeal_submit(ctx: Ctx) -> Response:
         errors["explanation"] = "The explanation must be 5000 characters or fewer."
     if not form["contact_name"]:
         errors["contact_name"] = "Enter a contact name."
-    digits, problem = validate.fax_digits(form["contact_phone"])
+    digits, problem = forms.fax_digits(form["contact_phone"])
     if problem:
         errors["contact_phone"] = problem.replace("fax number", "phone number")
     files, problem = await portal.read_uploads(ctx)

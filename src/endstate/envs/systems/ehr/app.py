@@ -8,7 +8,8 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, denials, dme, notes, validate
+from endstate.envs import catalog, forms
+from endstate.envs.systems.ehr import denials, dme, notes
 from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
 
 SYSTEM = "ehr"
@@ -210,7 +211,7 @@ async def record_auth(ctx: Ctx) -> Response:
             if status == "approved":
                 errors[key] = f"{label}: enter the date (MM/DD/YYYY) from the approval."
             continue
-        parsed, problem = validate.parse_mdy(form[key])
+        parsed, problem = forms.parse_mdy(form[key])
         if problem:
             errors[key] = f"{label}: {problem}"
         elif parsed is not None:

@@ -17,7 +17,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, portal, validate
+from endstate.envs import catalog, forms, portal
 from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
 from endstate.envs.world import mdy
 
@@ -208,7 +208,7 @@ def _check_member(ctx: Ctx, draft: dict[str, Any], form: dict[str, str]) -> dict
         errors["plan_id"] = "Choose the member's health plan."
     if not form["member_id"]:
         errors["member_id"] = "Enter the member ID from the member's card."
-    dob, problem = validate.parse_mdy(form["member_dob"])
+    dob, problem = forms.parse_mdy(form["member_dob"])
     if problem:
         errors["member_dob"] = f"Date of birth: {problem}"
     if errors or dob is None:
@@ -236,7 +236,7 @@ def _provider(ctx: Ctx, npi: str, key: str, label: str, errors: dict[str, str]) 
     if not npi:
         errors[key] = f"Enter the {label} NPI."
         return None
-    problem = validate.npi_problem(npi)
+    problem = forms.npi_problem(npi)
     if problem:
         errors[key] = problem
         return None
@@ -264,7 +264,7 @@ def _check_services(ctx: Ctx, draft: dict[str, Any], form: dict[str, str]) -> di
     errors: dict[str, str] = {}
     if form["request_type"] not in _REQUEST_TYPES:
         errors["request_type"] = "Choose a request type."
-    codes, problem = validate.icd10_codes(form["diagnosis_codes"])
+    codes, problem = forms.icd10_codes(form["diagnosis_codes"])
     if problem:
         errors["diagnosis_codes"] = problem
     lines: list[dict[str, Any]] = []
@@ -273,10 +273,10 @@ def _check_services(ctx: Ctx, draft: dict[str, Any], form: dict[str, str]) -> di
         code = code.upper()
         if not code and not units:
             continue
-        problem = validate.cpt_problem(code) if code else "Enter a CPT code for these units."
+        problem = forms.cpt_problem(code) if code else "Enter a CPT code for these units."
         if problem:
             errors[f"cpt_{i}"] = problem
-        problem = validate.units_problem(units)
+        problem = forms.units_problem(units)
         if problem:
             errors[f"units_{i}"] = problem
         if side not in _LATERALITIES:
@@ -291,14 +291,14 @@ def _check_services(ctx: Ctx, draft: dict[str, Any], form: dict[str, str]) -> di
     if not lines:
         errors["cpt_1"] = "Enter at least one CPT code."
     today = ctx.runtime.world.today
-    start, problem = validate.parse_mdy(form["start_date"])
+    start, problem = forms.parse_mdy(form["start_date"])
     if problem:
         errors["start_date"] = f"Start date: {problem}"
     elif start is not None and start < today:
         errors["start_date"] = "The start date cannot be in the past."
     elif start is not None and start > today + timedelta(days=365):
         errors["start_date"] = "The start date must be within the next 12 months."
-    end, problem = validate.parse_mdy(form["end_date"])
+    end, problem = forms.parse_mdy(form["end_date"])
     if problem:
         errors["end_date"] = f"End date: {problem}"
     elif start is not None and end is not None and end < start:
