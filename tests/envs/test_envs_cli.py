@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 from typer.testing import CliRunner
 
-from endstate.envs.cli import env_app
+from endstate.cli.env import env_app
 from endstate.envs.world import generate_world
 
 
@@ -38,7 +38,7 @@ def test_fingerprint_prints_json(tmp_path: Path) -> None:
 
 
 def test_serve_prints_urls_and_stops_on_interrupt(tmp_path: Path) -> None:
-    code = "from endstate.envs.cli import env_app; env_app()"
+    code = "from endstate.cli.env import env_app; env_app()"
     proc = subprocess.Popen(
         [sys.executable, "-c", code, "serve", "--token", "t0k", "--episode-seed", "3"],
         stdout=subprocess.PIPE,

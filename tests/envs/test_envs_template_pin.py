@@ -15,7 +15,7 @@ import pytest
 
 from endstate.corpus.model import PublicTask
 from endstate.envs import EmbeddedSuite
-from endstate.envs.store import (
+from endstate.envs.database import (
     EpisodeDB,
     Template,
     TemplateTampered,

@@ -9,12 +9,12 @@ import typer
 
 from endstate.cli.console import err, labelled
 from endstate.cli.corpus import corpus_app
+from endstate.cli.env import env_app
 from endstate.cli.export import export
 from endstate.cli.redteam import redteam
 from endstate.cli.regress import baseline_app, compare_cmd, gate_cmd
 from endstate.cli.run import record_cmd, report, run
 from endstate.cli.score import score
-from endstate.envs.cli import env_app
 from endstate.errors import EndstateError
 
 app = typer.Typer(

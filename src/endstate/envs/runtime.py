@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from endstate.envs.database import ConnectionCache, DescriptorsExhausted, EpisodeDB, Template
 from endstate.envs.registry import system_names
-from endstate.envs.store import ConnectionCache, DescriptorsExhausted, EpisodeDB, Template
 from endstate.envs.world import World
 
 NONCES_PER_SESSION = 64

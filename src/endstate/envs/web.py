@@ -25,9 +25,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from endstate.envs import catalog
+from endstate.envs.database import DescriptorsExhausted, EpisodeClosed, EpisodeDB
 from endstate.envs.registry import systems
 from endstate.envs.runtime import Episode, Runtime, Session
-from endstate.envs.store import DescriptorsExhausted, EpisodeClosed, EpisodeDB
 from endstate.envs.world import mdy
 
 PAGES = Path(__file__).parent / "pages"  # shared by every system: base, macros, messages

@@ -24,7 +24,7 @@ from endstate.builtin.templates.common import (
     retarget,
     rubric,
 )
-from endstate.envs.ehr import download_name as _download_name
+from endstate.envs.systems.ehr.app import download_name as _download_name
 from endstate.envs.world import Denial, Document, mdy
 
 FAMILY = "appeals_denials"

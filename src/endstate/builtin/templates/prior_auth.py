@@ -27,7 +27,7 @@ from endstate.builtin.templates.common import (
     retarget,
     rubric,
 )
-from endstate.envs.ehr import download_name
+from endstate.envs.systems.ehr.app import download_name
 from endstate.envs.world import Document, Referral, mdy
 
 FAMILY = "prior_auth"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from endstate.envs import EmbeddedSuite
-from endstate.envs.store import EpisodeDB, template_path
+from endstate.envs.database import EpisodeDB, template_path
 from endstate.envs.world import generate_world
 
 
