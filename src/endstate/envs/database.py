@@ -21,13 +21,14 @@ import tempfile
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import astuple, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from endstate.envs.registry import systems
 from endstate.envs.schema import DDL, DELTA_TABLES, PRIMARY_KEYS, SCHEMA_VERSION
 from endstate.envs.world import World
+from endstate.envs.world_rows import WORLD_ROWS, Rows
 
 JSONValue = Any
 
@@ -155,11 +156,7 @@ def template_path(world: World, cache_dir: Path | None = None) -> Path:
 
 
 def _load(conn: sqlite3.Connection, world: World) -> None:
-    def insert(table: str, rows: list[tuple[Any, ...]]) -> None:
-        if rows:
-            marks = ",".join("?" * len(rows[0]))
-            conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
-
+    """Every world table's rows, in the order `WORLD_ROWS` declares them."""
     meta = {
         "world_id": world.id,
         "world_sha256": world.sha256,
@@ -167,142 +164,12 @@ def _load(conn: sqlite3.Connection, world: World) -> None:
         "clock": world.clock,
         "schema_version": str(SCHEMA_VERSION),
     }
-    insert("meta", sorted(meta.items()))
-    insert("plans", [astuple(p) for p in world.plans])
-    insert("patients", [astuple(p) for p in world.patients])
-    insert("coverages", [astuple(c) for c in world.coverages])
-    insert("providers", [astuple(p) for p in world.providers])
-    insert(
-        "referrals",
-        [
-            (
-                r.id,
-                r.mrn,
-                r.coverage_id,
-                r.department,
-                r.provider_npi,
-                r.referring_npi,
-                r.appointment,
-                r.created,
-                r.urgency,
-                r.reason,
-                r.existing_auth,
-                "open",
-                None,
-                None,
-            )
-            for r in world.referrals
-        ],
-    )
-    insert(
-        "referral_diagnoses",
-        [
-            (r.id, i, d.code, d.description, int(d.primary))
-            for r in world.referrals
-            for i, d in enumerate(r.diagnoses, 1)
-        ],
-    )
-    insert(
-        "referral_services",
-        [
-            (r.id, i, s.cpt, s.description, s.quantity, s.laterality)
-            for r in world.referrals
-            for i, s in enumerate(r.services, 1)
-        ],
-    )
-    insert(
-        "denials",
-        [
-            (
-                d.claim_id,
-                d.mrn,
-                d.coverage_id,
-                d.plan_id,
-                d.provider_npi,
-                d.service_date,
-                d.submitted,
-                d.denied,
-                d.appeal_deadline,
-                d.billed,
-                d.paid,
-                d.patient_responsibility,
-                d.eft_trace,
-                d.delegated_to,
-                json.dumps(d.history),
-                json.dumps(d.notes),
-                "open",
-                None,
-            )
-            for d in world.denials
-        ],
-    )
-    insert(
-        "denial_lines",
-        [
-            (
-                d.claim_id,
-                x.line,
-                x.cpt,
-                x.modifier,
-                x.units,
-                x.billed,
-                x.allowed,
-                x.paid,
-                x.group,
-                x.carc,
-                x.carc_text,
-                json.dumps(x.rarcs),
-            )
-            for d in world.denials
-            for x in d.lines
-        ],
-    )
-    insert(
-        "dme_orders",
-        [
-            (
-                o.id,
-                o.mrn,
-                o.coverage_id,
-                o.hcpcs,
-                o.description,
-                o.quantity,
-                o.ordering_npi,
-                o.supplier,
-                o.supplier_fax,
-                json.dumps(o.required_documents),
-                o.ordered,
-                o.status,
-            )
-            for o in world.dme_orders
-        ],
-    )
-    insert(
-        "documents",
-        [
-            (
-                d.id,
-                d.mrn,
-                d.kind,
-                d.title,
-                d.date,
-                d.author,
-                d.status,
-                int(d.signed),
-                d.version,
-                d.text,
-                d.related_id,
-            )
-            for d in world.documents
-        ],
-    )
-    insert(
-        "payer_rules",
-        [
-            (r.plan_id, r.cpt, r.description, int(r.requires_auth), r.policy_id, r.policy_text)
-            for r in world.payer_rules
-        ],
-    )
+    tables: list[tuple[str, Rows]] = [("meta", sorted(meta.items()))]
+    tables += [(table, rows_of(world)) for table, rows_of in WORLD_ROWS.items()]
+    for table, rows in tables:
+        if rows:
+            marks = ",".join("?" * len(rows[0]))
+            conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
 
 
 class EpisodeClosed(RuntimeError):
