@@ -8,13 +8,54 @@ from endstate.envs import catalog, statedoc
 from endstate.envs.runtime import Episode
 from endstate.envs.world import World
 
+# The slice's keys, in the order the state document has always listed them.
+ORDER = (
+    "notes",
+    "denial_dispositions",
+    "denials_viewed",
+    "denial_tabs_opened",
+    "cleared_referrals",
+    "referrals_viewed",
+    "tabs_opened",
+    "documents_viewed",
+    "documents_downloaded",
+    "auth_records",
+    "documents_created",
+    "patients_inquired",
+    "patient_inquiries",
+    "dme_orders_viewed",
+    "dme_tabs_opened",
+)
+# What the agent looked at, read from accepted events: key -> (event kind, detail fields).
+VIEWS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "denials_viewed": ("denial.tab.open", ("claim_id",)),
+    "denial_tabs_opened": ("denial.tab.open", ("claim_id", "tab")),
+    "referrals_viewed": ("tab.open", ("referral_id",)),
+    "tabs_opened": ("tab.open", ("referral_id", "tab")),
+    "documents_viewed": ("document.view", ("document_id",)),
+    "documents_downloaded": ("document.download", ("document_id",)),
+    "patients_inquired": ("patient.inquiry", ("mrn",)),
+    "patient_inquiries": ("patient.inquiry", ("mrn", "claim_id")),
+    "dme_orders_viewed": ("dme.tab.open", ("order_id",)),
+    "dme_tabs_opened": ("dme.tab.open", ("order_id", "tab")),
+}
 
-def ehr_state(world: World, episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
-    """The EHR's slice: notes, worklists, documents added after the world's last one."""
-    last_doc = max((d.id for d in world.documents), default="")
-    db = episode.db
+
+def _views(ehr_events: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """Each view list, first occurrences in order: one field gives values, several give objects."""
+    out: dict[str, list[Any]] = {}
+    for key, (kind, fields) in VIEWS.items():
+        seen = [e["detail"] for e in ehr_events if e["kind"] == kind]
+        if len(fields) == 1:
+            out[key] = statedoc.unique([d[fields[0]] for d in seen])
+        else:
+            out[key] = statedoc.unique([{f: d[f] for f in fields} for d in seen])
+    return out
+
+
+def _notes(episode: Episode) -> list[dict[str, Any]]:
     labels = dict(catalog.NOTE_CATEGORIES) | {"triage": "Denial triage"}
-    notes = [
+    return [
         {
             "id": n["id"],
             "subject_type": n["subject_type"],
@@ -26,70 +67,52 @@ def ehr_state(world: World, episode: Episode, events: list[dict[str, Any]]) -> d
             "author": n["author"],
             "created_at": n["created_at"],
         }
-        for n in db.rows("SELECT * FROM notes WHERE system = 'ehr' ORDER BY id")
+        for n in episode.db.rows("SELECT * FROM notes WHERE system = 'ehr' ORDER BY id")
     ]
-    ehr_events = [e for e in events if e["system"] == "ehr" and e["accepted"]]
-    triaged = db.rows(
+
+
+def _dispositions(episode: Episode, notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    triaged = episode.db.rows(
         "SELECT claim_id, disposition FROM denials WHERE disposition IS NOT NULL ORDER BY claim_id"
     )
-    return {
+    return [
+        {
+            "claim_id": d["claim_id"],
+            "disposition": d["disposition"],
+            "triage_notes": [
+                n["body"]
+                for n in notes
+                if n["subject_type"] == "denial" and n["subject_id"] == d["claim_id"]
+            ],
+        }
+        for d in triaged
+    ]
+
+
+def _auth_records(episode: Episode) -> list[dict[str, Any]]:
+    fields = ("referral_id", "auth_status", "auth_number", "valid_from", "valid_through")
+    return [
+        {f: a[f] for f in (*fields, "author", "created_at")}
+        for a in episode.db.rows("SELECT * FROM auth_records ORDER BY id")
+    ]
+
+
+def ehr_state(world: World, episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The EHR's slice: notes, dispositions, worklists, what was viewed, documents added."""
+    last_doc = max((d.id for d in world.documents), default="")
+    db = episode.db
+    notes = _notes(episode)
+    ehr_events = [e for e in events if e["system"] == "ehr" and e["accepted"]]
+    parts: dict[str, Any] = _views(ehr_events) | {
         "notes": notes,
-        "denial_dispositions": [
-            {
-                "claim_id": d["claim_id"],
-                "disposition": d["disposition"],
-                "triage_notes": [
-                    n["body"]
-                    for n in notes
-                    if n["subject_type"] == "denial" and n["subject_id"] == d["claim_id"]
-                ],
-            }
-            for d in triaged
-        ],
-        "denials_viewed": statedoc.unique(
-            [e["detail"]["claim_id"] for e in ehr_events if e["kind"] == "denial.tab.open"]
-        ),
-        "denial_tabs_opened": statedoc.unique(
-            [
-                {"claim_id": e["detail"]["claim_id"], "tab": e["detail"]["tab"]}
-                for e in ehr_events
-                if e["kind"] == "denial.tab.open"
-            ]
-        ),
+        "denial_dispositions": _dispositions(episode, notes),
         "cleared_referrals": [
             r["id"]
             for r in db.rows(
                 "SELECT id FROM referrals WHERE worklist_status = 'cleared' ORDER BY id"
             )
         ],
-        "referrals_viewed": statedoc.unique(
-            [e["detail"]["referral_id"] for e in ehr_events if e["kind"] == "tab.open"]
-        ),
-        "tabs_opened": statedoc.unique(
-            [
-                {"referral_id": e["detail"]["referral_id"], "tab": e["detail"]["tab"]}
-                for e in ehr_events
-                if e["kind"] == "tab.open"
-            ]
-        ),
-        "documents_viewed": statedoc.unique(
-            [e["detail"]["document_id"] for e in ehr_events if e["kind"] == "document.view"]
-        ),
-        "documents_downloaded": statedoc.unique(
-            [e["detail"]["document_id"] for e in ehr_events if e["kind"] == "document.download"]
-        ),
-        "auth_records": [
-            {
-                "referral_id": a["referral_id"],
-                "auth_status": a["auth_status"],
-                "auth_number": a["auth_number"],
-                "valid_from": a["valid_from"],
-                "valid_through": a["valid_through"],
-                "author": a["author"],
-                "created_at": a["created_at"],
-            }
-            for a in db.rows("SELECT * FROM auth_records ORDER BY id")
-        ],
+        "auth_records": _auth_records(episode),
         "documents_created": [
             dict(d) | {"signed": bool(d["signed"])}
             for d in db.rows(
@@ -98,24 +121,5 @@ def ehr_state(world: World, episode: Episode, events: list[dict[str, Any]]) -> d
                 (last_doc,),
             )
         ],
-        "patients_inquired": statedoc.unique(
-            [e["detail"]["mrn"] for e in ehr_events if e["kind"] == "patient.inquiry"]
-        ),
-        "patient_inquiries": statedoc.unique(
-            [
-                {"mrn": e["detail"]["mrn"], "claim_id": e["detail"]["claim_id"]}
-                for e in ehr_events
-                if e["kind"] == "patient.inquiry"
-            ]
-        ),
-        "dme_orders_viewed": statedoc.unique(
-            [e["detail"]["order_id"] for e in ehr_events if e["kind"] == "dme.tab.open"]
-        ),
-        "dme_tabs_opened": statedoc.unique(
-            [
-                {"order_id": e["detail"]["order_id"], "tab": e["detail"]["tab"]}
-                for e in ehr_events
-                if e["kind"] == "dme.tab.open"
-            ]
-        ),
     }
+    return {key: parts[key] for key in ORDER}
