@@ -60,21 +60,33 @@ def _create_body(body: Any) -> tuple[int | None, str | None] | JSONResponse:
     return seed, episode_id
 
 
-def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Starlette:
-    def authorized(request: Request) -> bool:
+class GradingChannel:
+    """The harness-only API of a running suite: episodes, end states, fingerprint, health.
+
+    Every answer is JSON, and every route is behind the bearer token."""
+
+    def __init__(self, runtime: Runtime, token: str, fingerprint: Fingerprinter) -> None:
+        self.runtime = runtime
+        self.token = token
+        self.fingerprinter = fingerprint
+
+    def authorized(self, request: Request) -> bool:
         header = request.headers.get("authorization", "")
         scheme, _, value = header.partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(value.encode(), token.encode())
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            value.encode(), self.token.encode()
+        )
 
-    def guard(handler: Handler) -> Handler:
+    def guarded(self, handler: Handler) -> Handler:
         async def run(request: Request) -> Response:
-            if not authorized(request):
+            if not self.authorized(request):
                 return _error("missing or wrong bearer token", 401)
             return await handler(request)
 
         return run
 
-    def created(episode: Episode, elapsed_ms: float, status: int) -> JSONResponse:
+    def created(self, episode: Episode, elapsed_ms: float, status: int) -> JSONResponse:
+        runtime = self.runtime
         urls = {
             system: f"{runtime.base_urls[system]}/start?t={episode.start_tokens[system]}"
             for system in system_names()
@@ -91,8 +103,7 @@ def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Sta
             status_code=status,
         )
 
-    @guard
-    async def create(request: Request) -> Response:
+    async def create(self, request: Request) -> Response:
         body: Any = {}
         if await request.body():
             try:
@@ -107,9 +118,9 @@ def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Sta
         started = time.perf_counter()
         try:
             if key is None:
-                episode, replayed = runtime.open_episode(seed, episode_id), False
+                episode, replayed = self.runtime.open_episode(seed, episode_id), False
             else:
-                episode, replayed = runtime.open_once(key, seed, episode_id)
+                episode, replayed = self.runtime.open_once(key, seed, episode_id)
         except TemplateTampered as exc:  # the environment is broken, not the request
             return _error(str(exc), 500)
         except DescriptorsExhausted as exc:
@@ -119,41 +130,38 @@ def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Sta
         except ValueError as exc:
             return _error(str(exc), 409)
         elapsed_ms = (time.perf_counter() - started) * 1000
-        return created(episode, elapsed_ms, 200 if replayed else 201)
+        return self.created(episode, elapsed_ms, 200 if replayed else 201)
 
-    @guard
-    async def state(request: Request) -> Response:
+    async def state(self, request: Request) -> Response:
         eid = request.path_params["eid"]
-        episode = runtime.episodes.get(eid)
+        episode = self.runtime.episodes.get(eid)
         if episode is None:
-            return _missing(runtime, eid)
+            return _missing(self.runtime, eid)
         try:
             with episode.db.lease():
-                return JSONResponse(build_state(runtime.world, episode))
+                return JSONResponse(build_state(self.runtime.world, episode))
         except EpisodeClosed:
-            return _missing(runtime, eid)
+            return _missing(self.runtime, eid)
         except DescriptorsExhausted as exc:
             return _exhausted(exc)
 
-    @guard
-    async def close(request: Request) -> Response:
+    async def close(self, request: Request) -> Response:
         eid = request.path_params["eid"]
-        if eid not in runtime.episodes:
-            return _missing(runtime, eid)
-        await runtime.retire(eid)
+        if eid not in self.runtime.episodes:
+            return _missing(self.runtime, eid)
+        await self.runtime.retire(eid)
         return Response(status_code=204)
 
-    @guard
-    async def fingerprint_route(request: Request) -> Response:
+    async def fingerprint(self, request: Request) -> Response:
         try:
-            return JSONResponse(await fingerprint())
+            return JSONResponse(await self.fingerprinter())
         except TemplateTampered as exc:  # its probe episode could not be opened
             return _error(str(exc), 500)
         except DescriptorsExhausted as exc:
             return _exhausted(exc)
 
-    @guard
-    async def health(request: Request) -> Response:
+    async def health(self, request: Request) -> Response:
+        runtime = self.runtime
         intact = runtime.template_intact()
         return JSONResponse(
             {
@@ -169,17 +177,22 @@ def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Sta
             }
         )
 
-    async def crashed(request: Request, exc: Exception) -> Response:
-        # Whatever else goes wrong is still answered in JSON, with the failure's type.
-        return _error(f"internal error: {type(exc).__name__}", 500)
 
+async def _crashed(request: Request, exc: Exception) -> Response:
+    # Whatever else goes wrong is still answered in JSON, with the failure's type.
+    return _error(f"internal error: {type(exc).__name__}", 500)
+
+
+def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Starlette:
+    channel = GradingChannel(runtime, token, fingerprint)
+    guarded = channel.guarded
     return Starlette(
         routes=[
-            Route("/episodes", create, methods=["POST"]),
-            Route("/episodes/{eid}/state", state),
-            Route("/episodes/{eid}", close, methods=["DELETE"]),
-            Route("/fingerprint", fingerprint_route),
-            Route("/health", health),
+            Route("/episodes", guarded(channel.create), methods=["POST"]),
+            Route("/episodes/{eid}/state", guarded(channel.state)),
+            Route("/episodes/{eid}", guarded(channel.close), methods=["DELETE"]),
+            Route("/fingerprint", guarded(channel.fingerprint)),
+            Route("/health", guarded(channel.health)),
         ],
-        exception_handlers={Exception: crashed},
+        exception_handlers={Exception: _crashed},
     )
