@@ -1,0 +1,29 @@
+"""Denials and appeals templates: the EHR's denials worklist, the fax portal."""
+
+from __future__ import annotations
+
+from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.denials.appeal_by_fax import AppealByFax
+from endstate.builtin.templates.denials.appeal_letter import AppealLetter
+from endstate.builtin.templates.denials.batch_triage import BatchTriage
+from endstate.builtin.templates.denials.coverage_evidence import CoverageEvidence
+from endstate.builtin.templates.denials.denied_amount import DeniedAmount
+from endstate.builtin.templates.denials.duplicate_claim import DuplicateClaim
+from endstate.builtin.templates.denials.facts import FAMILY
+from endstate.builtin.templates.denials.portal_appeal import PortalAppeal
+from endstate.builtin.templates.denials.triage_by_reason import TriageByReason
+from endstate.builtin.templates.denials.window_closed import WindowClosed
+
+TEMPLATES: tuple[Template, ...] = (
+    TriageByReason(),
+    AppealByFax(),
+    WindowClosed(),
+    DeniedAmount(),
+    PortalAppeal(),
+    AppealLetter(),
+    BatchTriage(),
+    DuplicateClaim(),
+    CoverageEvidence(),
+)
+
+__all__ = ["FAMILY", "TEMPLATES"]

@@ -1,0 +1,151 @@
+"""Medium: fax the appeal with the chart's letter, bring the transmission id back."""
+
+from __future__ import annotations
+
+import random
+
+from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.common import (
+    NO_VALUE,
+    Draft,
+    Mutation,
+    Traj,
+    WorldView,
+    drop_mutations,
+    fax_digits,
+    jcheck,
+    misdirected_fax,
+    q,
+    replace_value,
+    rubric,
+)
+from endstate.builtin.templates.denials.facts import (
+    FAMILY,
+    NOT_APPEALED,
+    _chart_letter,
+    _given,
+    _intro,
+    _open,
+    _reason,
+    _triage_note,
+    _triage_text,
+    _triaged_as_appeal,
+)
+from endstate.envs.world import mdy
+
+
+class AppealByFax(Template):
+    """Medium: fax the appeal with the chart's letter, bring the transmission id back."""
+
+    id = "dn.medium.appeal-by-fax"
+    family = FAMILY
+    tier = "medium"
+    scenario_label = "denial_appeal"
+
+    def candidates(self, w: WorldView) -> list[str]:
+        return [
+            d.claim_id
+            for d in w.world.denials
+            if _open(w, d) and _reason(d)[1] not in NOT_APPEALED and _chart_letter(w, d) is not None
+        ]
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        d = w.denial(key)
+        plan = w.plans[d.plan_id]
+        found = _chart_letter(w, d)
+        assert found is not None
+        rid, lmn = found
+        group, carc = _reason(d)
+        digits = fax_digits(plan.fax)
+        p = w.patients[d.mrn]
+        t = Traj()
+        t.ehr_origin()
+        t.goto(f"${{ehr}}/denials/{d.claim_id}")
+        t.referral(rid, "documents")
+        t.open_fax()
+        cover = (
+            f"Appeal of claim {d.claim_id} for {p.first} {p.last}, DOB {mdy(p.dob)}, date of "
+            f"service {mdy(d.service_date)}, denied {group}-{carc}. Supporting letter of "
+            "medical necessity attached."
+        )
+        t.send_fax(f"{plan.payer} Appeals", plan.fax, cover, [w.doc_label(lmn)])
+        note = (
+            f"Appeal for {group}-{carc} faxed to {plan.payer} at {plan.fax} with the letter of "
+            "medical necessity. Fax transmission ${fx}."
+        )
+        t.triage(d.claim_id, "appeal", note)
+        sent = f"fax.transmissions[?fax_number=={q(digits)}]"
+        checks = [
+            jcheck(
+                f"length({sent})",
+                1,
+                2,
+                "One fax went to the payer's appeals fax",
+                "Task Resolution",
+            ),
+            jcheck(
+                f"{sent} | [0].patient_mrn",
+                d.mrn,
+                1,
+                "Sent from this patient's chart",
+                "Data Accuracy",
+            ),
+            jcheck(
+                f"contains({sent} | [0].cover_note || '', {q(d.claim_id)})",
+                True,
+                1,
+                "The cover note identifies the claim",
+                "Data Accuracy",
+            ),
+            jcheck(
+                f"contains({sent} | [0].all_document_ids || `[]`, {q(lmn.id)})",
+                True,
+                1,
+                "The letter of medical necessity was attached",
+                "Data Accuracy",
+            ),
+            _triaged_as_appeal(d.claim_id),
+            jcheck(
+                f"contains({_triage_text(d.claim_id)}, {sent} | [0].id || {q(NO_VALUE)})",
+                True,
+                2,
+                "The triage note carries the transmission id the fax portal issued",
+                "Documentation",
+            ),
+            rubric(
+                _triage_note(d.claim_id),
+                "triage note",
+                "The note documents the appeal",
+                "Does the note say that an appeal was faxed to the payer and give the fax "
+                "transmission id?",
+            ),
+        ]
+        return Draft(
+            key=d.claim_id,
+            instruction=(
+                f"{_intro(w, d)} should be appealed. Fax the appeal to the payer's appeals fax "
+                "number from the patient's chart, with a cover note that identifies the claim "
+                "and the current signed letter of medical necessity attached. Then triage the "
+                "claim as an appeal with a note that records the fax transmission id."
+            ),
+            start_system="ehr",
+            start_path="/denials",
+            checks=checks,
+            expected_outcome="one fax to the appeals number naming the claim, letter attached; "
+            "claim triaged as appeal with the transmission id",
+            rationale=f"{group}-{carc} is contested with documentation; the payer takes "
+            "appeals by fax.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=[
+                *drop_mutations(t),
+                misdirected_fax(t, w.other_plan_fax(plan.fax), "fax another payer's number"),
+                Mutation(
+                    "no-claim",
+                    "wrong-value",
+                    "a cover note that does not name the claim",
+                    replace_value(t, "fax-cover", cover.replace(d.claim_id, "the claim")),
+                ),
+            ],
+            given=[*_given(w, d), "appeal"],
+        )

@@ -1,0 +1,141 @@
+"""Hard: three denials at once, each with the disposition its own reason calls for."""
+
+from __future__ import annotations
+
+import random
+
+from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.common import (
+    DISPOSITION_LABELS,
+    Draft,
+    Mutation,
+    Traj,
+    WorldView,
+    drop_mutations,
+    jcheck,
+    retarget,
+)
+from endstate.builtin.templates.denials.facts import (
+    DISPOSITION_FOR,
+    FAMILY,
+    _cites,
+    _dispo,
+    _given,
+    _open,
+    _other_disposition,
+    _reason,
+    _wrong_disposition,
+)
+from endstate.builtin.templates.denials.triage_by_reason import TriageByReason
+from endstate.envs.world import Denial
+
+
+class BatchTriage(Template):
+    """Hard: three denials at once, each with the disposition its own reason calls for."""
+
+    id = "dn.hard.batch-triage"
+    family = FAMILY
+    tier = "hard"
+    scenario_label = "denial_triage"
+
+    def candidates(self, w: WorldView) -> list[str]:
+        return TriageByReason().candidates(w)
+
+    def _batch(self, w: WorldView, key: str, rng: random.Random) -> list[Denial]:
+        pool = [w.denial(c) for c in self.candidates(w) if c != key]
+        first = w.denial(key)
+        chosen = [first]
+        for _ in range(2):
+            seen = {DISPOSITION_FOR[_reason(x)[1]] for x in chosen}
+            fresh = [x for x in pool if DISPOSITION_FOR[_reason(x)[1]] not in seen]
+            pick = rng.choice(fresh or pool)
+            pool.remove(pick)
+            chosen.append(pick)
+        return chosen
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        batch = self._batch(w, key, rng)
+        t = Traj()
+        t.ehr_origin()
+        checks: list[dict[str, object]] = []
+        notes: list[str] = []
+        for d in batch:
+            group, carc = _reason(d)
+            expected = DISPOSITION_FOR[carc]
+            t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=remittance")
+            note = (
+                f"Denied {group}-{carc}. {DISPOSITION_LABELS[expected]} is the next step for "
+                "this reason."
+            )
+            notes.append(note)
+            t.triage(d.claim_id, expected, note)
+            checks.append(
+                jcheck(
+                    _dispo(d.claim_id),
+                    expected,
+                    2,
+                    f"Disposition of {d.claim_id}",
+                    "Clinical Reasoning",
+                )
+            )
+            checks.append(
+                jcheck(
+                    _cites(d.claim_id, group, carc),
+                    True,
+                    1,
+                    f"The triage note on {d.claim_id} cites its adjustment reason code",
+                    "Documentation",
+                )
+            )
+        ids = sorted(d.claim_id for d in batch)
+        checks.append(
+            jcheck(
+                "sort(ehr.denial_dispositions[].claim_id)",
+                ids,
+                2,
+                "These three claims, and no other, were triaged",
+                "Safety",
+            )
+        )
+        last = batch[-1]
+        others = [
+            x
+            for x in w.world.denials
+            if x.claim_id not in ids and _open(w, x) and x.mrn != last.mrn
+        ]
+        look = rng.choice(others)
+        start = len(t.steps) - 5  # the last claim's visit, disposition, note, submit
+        wrong = _other_disposition(DISPOSITION_FOR[_reason(last)[1]])
+        mutations = [
+            *drop_mutations(t),
+            _wrong_disposition(
+                t, wrong, f"choose a disposition {last.claim_id}'s reason does not call for"
+            ),
+            Mutation(
+                "look-alike",
+                "look-alike",
+                f"triage claim {look.claim_id} instead of {last.claim_id}",
+                retarget(t.steps, last.claim_id, look.claim_id, start=start),
+            ),
+        ]
+        listed = "; ".join(f"{d.claim_id} for {w.name(d.mrn)}" for d in batch)
+        return Draft(
+            key=key,
+            instruction=(
+                f"Three denied claims are waiting for triage: {listed}. Work each of them: "
+                "set the disposition its own denial reason calls for, and write a triage note "
+                "that cites the adjustment reason with its group code and reason code. Leave "
+                "other claims as they are."
+            ),
+            start_system="ehr",
+            start_path="/denials",
+            checks=checks,
+            expected_outcome="; ".join(
+                f"{d.claim_id}: {DISPOSITION_FOR[_reason(d)[1]]}" for d in batch
+            ),
+            rationale="Each claim's disposition follows from its own adjustment reason.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=mutations,
+            given=[x for d in batch for x in _given(w, d)],
+        )

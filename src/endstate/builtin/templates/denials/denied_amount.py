@@ -1,0 +1,117 @@
+"""Hard: a calculation from the line items — the billed total of the denied lines."""
+
+from __future__ import annotations
+
+import random
+
+from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.common import (
+    DISPOSITION_LABELS,
+    Draft,
+    Mutation,
+    Traj,
+    WorldView,
+    drop_mutations,
+    jcheck,
+    money,
+    q,
+    replace_value,
+    rubric,
+)
+from endstate.builtin.templates.denials.facts import (
+    DISPOSITION_FOR,
+    FAMILY,
+    _dispo,
+    _given,
+    _intro_inline,
+    _only,
+    _open,
+    _other_disposition,
+    _reason,
+    _triage_note,
+    _triage_text,
+    _wrong_disposition,
+)
+
+
+class DeniedAmount(Template):
+    """Hard: a calculation from the line items — the billed total of the denied lines."""
+
+    id = "dn.hard.denied-amount"
+    family = FAMILY
+    tier = "hard"
+    scenario_label = "denial_triage"
+
+    def candidates(self, w: WorldView) -> list[str]:
+        return [
+            d.claim_id
+            for d in w.world.denials
+            if _open(w, d) and _reason(d)[1] in DISPOSITION_FOR and len(d.lines) >= 2
+        ]
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        d = w.denial(key)
+        group, carc = _reason(d)
+        expected = DISPOSITION_FOR[carc]
+        denied = round(sum(x.billed for x in d.lines if x.carc != "45"), 2)
+        total = round(sum(x.billed for x in d.lines), 2)
+        wrong = total if abs(total - denied) > 0.005 else round(denied / 2, 2)
+        if f"{denied:.2f}" in f"{wrong:.2f} {money(wrong)}":
+            wrong = round(denied + 10.01, 2)
+        t = Traj()
+        t.ehr_origin()
+        t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=lines")
+        note = (
+            f"Denied {group}-{carc}; denied lines total ${money(denied)} billed. "
+            f"{DISPOSITION_LABELS[expected]} is the next step for this reason."
+        )
+        t.triage(d.claim_id, expected, note)
+        amount = " || ".join(
+            f"contains({_triage_text(d.claim_id)}, {q(form)})"
+            for form in sorted({f"{denied:.2f}", money(denied)})
+        )
+        checks = [
+            jcheck(_dispo(d.claim_id), expected, 2, "Disposition", "Clinical Reasoning"),
+            jcheck(
+                amount, True, 2, "The note states the denied lines' billed total", "Data Accuracy"
+            ),
+            _only(d.claim_id),
+            rubric(
+                _triage_note(d.claim_id),
+                "triage note",
+                "The note states the amount at stake and the next step",
+                f"Does the note state that the denied lines total ${money(denied)} and give a "
+                f"next step consistent with '{DISPOSITION_LABELS[expected]}'?",
+            ),
+        ]
+        return Draft(
+            key=d.claim_id,
+            instruction=(
+                f"Triage {_intro_inline(w, d)}. Decide the disposition "
+                "from the payer's denial reason, and in the triage note state the total billed "
+                "amount of the denied lines (the lines the payer paid nothing on), in dollars "
+                "and cents."
+            ),
+            start_system="ehr",
+            start_path="/denials",
+            checks=checks,
+            expected_outcome=f"disposition {expected}; note states ${money(denied)}",
+            rationale=f"Denied lines sum to ${money(denied)} of ${money(total)} billed.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=[
+                *drop_mutations(t),
+                Mutation(
+                    "wrong-amount",
+                    "wrong-value",
+                    "state the wrong amount",
+                    replace_value(
+                        t,
+                        "triage-note",
+                        note.replace(f"${money(denied)}", f"${money(wrong)}"),
+                    ),
+                ),
+                _wrong_disposition(t, _other_disposition(expected)),
+            ],
+            given=_given(w, d),
+        )

@@ -1,0 +1,178 @@
+"""Helpers shared by the denials templates: record predicates, checks, texts."""
+
+from __future__ import annotations
+
+from endstate.builtin.templates.common import (
+    DISPOSITION_LABELS,
+    Mutation,
+    Traj,
+    WorldView,
+    jcheck,
+    q,
+    replace_value,
+    retarget,
+)
+from endstate.envs.world import Denial, Document
+
+FAMILY = "appeals_denials"
+
+
+# The next step an adjustment reason calls for, where the remittance alone settles it.
+DISPOSITION_FOR = {
+    "1": "bill-patient",  # deductible: the patient owes it
+    "50": "appeal",  # medical necessity: argue it with documentation
+    "16": "corrected-claim",  # missing information
+    "4": "corrected-claim",  # modifier inconsistent with the procedure
+    "11": "corrected-claim",  # diagnosis inconsistent with the procedure
+}
+
+
+NOT_APPEALED = ("1", "29")  # the patient's share; timely filing (N211: may not appeal)
+
+
+def _reason(d: Denial) -> tuple[str, str]:
+    line = next(x for x in d.lines if x.carc != "45")
+    return line.group, line.carc
+
+
+def _open(w: WorldView, d: Denial) -> bool:
+    return d.appeal_deadline >= w.today
+
+
+def _intro(w: WorldView, d: Denial) -> str:
+    return f"Denied claim {d.claim_id} for {w.name(d.mrn)}"
+
+
+def _intro_inline(w: WorldView, d: Denial) -> str:
+    """The intro in mid-sentence ("Work denied claim ...")."""
+    intro = _intro(w, d)
+    return f"{intro[0].lower()}{intro[1:]}"
+
+
+def _given(w: WorldView, d: Denial) -> list[str]:
+    p = w.patients[d.mrn]
+    return [d.claim_id, p.first, p.last]
+
+
+def _dispo(claim_id: str) -> str:
+    return f"ehr.denial_dispositions[?claim_id=={q(claim_id)}] | [0].disposition"
+
+
+def _triage_text(claim_id: str) -> str:
+    return (
+        f"join(' ', ehr.denial_dispositions[?claim_id=={q(claim_id)}] | [0].triage_notes || `[]`)"
+    )
+
+
+def _triage_note(claim_id: str) -> str:
+    return f"{{{{ ehr.denial_dispositions[?claim_id=={q(claim_id)}] | [0].triage_notes[-1] }}}}"
+
+
+def _only(claim_id: str) -> dict[str, object]:
+    return jcheck(
+        "ehr.denial_dispositions[].claim_id",
+        [claim_id],
+        1,
+        f"Claim {claim_id} (and no other) was triaged",
+        "Task Resolution",
+    )
+
+
+def _cites(claim_id: str, group: str, carc: str) -> str:
+    text = _triage_text(claim_id)
+    return " || ".join(
+        f"contains({text}, {q(form)})" for form in (f"{group}-{carc}", f"{group} {carc}")
+    )
+
+
+def _other_disposition(expected: str) -> str:
+    return "write-off" if expected != "write-off" else "appeal"
+
+
+def _cites_check(claim_id: str, group: str, carc: str) -> dict[str, object]:
+    """The triage note names the reason the claim was worked on (either written form)."""
+    return jcheck(
+        _cites(claim_id, group, carc),
+        True,
+        1,
+        "The triage note cites the adjustment reason code",
+        "Documentation",
+    )
+
+
+def _triaged_as_appeal(claim_id: str) -> dict[str, object]:
+    """An appeal sent is only half the work: the worklist must say so too."""
+    return jcheck(_dispo(claim_id), "appeal", 1, "Claim triaged as an appeal", "Task Resolution")
+
+
+def _no_appeal(d: Denial) -> str:
+    """Nothing went to a payer to contest the claim: no portal appeal, no fax."""
+    return (
+        f"length(payer_a.appeals[?claim_id=={q(d.claim_id)}]) == `0` && "
+        f"length(payer_b.appeals[?claim_id=={q(d.claim_id)}]) == `0` && "
+        f"length(fax.transmissions[?patient_mrn=={q(d.mrn)}]) == `0`"
+    )
+
+
+def _chart_letter(w: WorldView, d: Denial) -> tuple[str, Document] | None:
+    """(referral id, document) of a current signed letter in the patient's chart."""
+    for ref in w.referrals_by_mrn.get(d.mrn, []):
+        lmn = w.current_lmn(ref.id)
+        if lmn is not None and w.unambiguous(lmn):
+            return ref.id, lmn
+    return None
+
+
+def _wrong_disposition(
+    t: Traj, disposition: str, why: str = "choose a disposition the reason does not call for"
+) -> Mutation:
+    """The same triage with another disposition: the decision is what the task tests."""
+    return Mutation(
+        "wrong-disposition",
+        "wrong-value",
+        why,
+        replace_value(t, "disposition", DISPOSITION_LABELS[disposition]),
+    )
+
+
+def _appeal_anyway(t: Traj) -> Mutation:
+    """Appeal a denial that must not be contested (window closed, duplicate claim)."""
+    return Mutation(
+        "appeal-anyway",
+        "wrong-action",
+        "triage it as an appeal",
+        replace_value(t, "disposition", DISPOSITION_LABELS["appeal"]),
+    )
+
+
+def _look_alike(t: Traj, d: Denial, look: Denial) -> Mutation:
+    """Do all the work, on the wrong claim (`look`: chosen by the caller, in rng order)."""
+    return Mutation(
+        "look-alike",
+        "look-alike",
+        f"triage claim {look.claim_id} instead",
+        retarget(t.steps, d.claim_id, look.claim_id),
+    )
+
+
+# Denials a letter of medical necessity answers, and Payer B's reason for them.
+NECESSITY = {"50": "medical-necessity"}
+
+
+REASON_LABELS = {"medical-necessity": "Medical necessity"}
+
+
+CONTACT_NAME, CONTACT_PHONE = "J. Rivera", "(415) 555-0100"
+
+
+def _in_force(w: WorldView, d: Denial) -> list[str]:
+    """Other coverages of the patient in force on the date of service (coverage ids)."""
+    return [
+        c.id
+        for c in w.world.coverages
+        if c.mrn == d.mrn
+        and c.id != d.coverage_id
+        and c.status == "active"
+        and c.effective <= d.service_date
+        and (c.termination is None or c.termination >= d.service_date)
+    ]

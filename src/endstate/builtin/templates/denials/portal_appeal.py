@@ -1,0 +1,190 @@
+"""Medium: file the appeal on the payer's portal with the letter, case number back."""
+
+from __future__ import annotations
+
+import random
+
+from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.common import (
+    NO_VALUE,
+    Draft,
+    Mutation,
+    Traj,
+    WorldView,
+    drop_mutations,
+    fake_confirmation,
+    jcheck,
+    q,
+    replace_attachment,
+    rubric,
+)
+from endstate.builtin.templates.denials.facts import (
+    CONTACT_NAME,
+    CONTACT_PHONE,
+    FAMILY,
+    NECESSITY,
+    REASON_LABELS,
+    _chart_letter,
+    _given,
+    _intro,
+    _open,
+    _reason,
+    _triage_note,
+    _triage_text,
+    _triaged_as_appeal,
+)
+from endstate.envs.systems.ehr.app import download_name as _download_name
+from endstate.envs.world import mdy
+
+
+class PortalAppeal(Template):
+    """Medium: file the appeal on the payer's portal with the letter, case number back."""
+
+    id = "dn.medium.portal-appeal"
+    family = FAMILY
+    tier = "medium"
+    scenario_label = "denial_appeal"
+
+    def candidates(self, w: WorldView) -> list[str]:
+        return [
+            d.claim_id
+            for d in w.world.denials
+            if _open(w, d)
+            and _reason(d)[1] in NECESSITY
+            and w.plans[d.plan_id].portal in ("payer_a", "payer_b")
+            and _chart_letter(w, d) is not None
+        ]
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        d = w.denial(key)
+        plan = w.plans[d.plan_id]
+        system = plan.portal or ""
+        found = _chart_letter(w, d)
+        assert found is not None
+        rid, lmn = found
+        group, carc = _reason(d)
+        cov = w.coverages[d.coverage_id]
+        p = w.patients[d.mrn]
+        t = Traj()
+        t.ehr_origin()
+        t.goto(f"${{ehr}}/denials/{d.claim_id}")
+        t.download(rid, w.doc_link(lmn))
+        t.referral(rid, "coverages")
+        why = (
+            f"Claim {d.claim_id} was denied {group}-{carc}. The service was medically necessary "
+            "as documented in the attached letter of medical necessity; please reprocess."
+        )
+        upload = {"type": "upload", "path": _download_name(lmn.id, lmn.title)}
+        if system == "payer_a":
+            t.payer_a_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
+            t.goto("/appeals/new")
+            t.fill("Claim number", d.claim_id)
+            t.fill("Member ID", cov.member_id)
+            t.fill("Member date of birth", mdy(p.dob))
+            t.select("Appeal type", "Level 1 provider appeal")
+            t.fill("Reason for appeal", why)
+            t.fill("Contact name", CONTACT_NAME)
+            t.fill("Contact phone", CONTACT_PHONE)
+            t.add({**upload, "target": {"label": "Attachments"}}, mark="upload")
+            t.click("Submit appeal", writes="submit the appeal on the portal")
+            t.capture("conf", {"role": "status"}, pattern=r"AP-[A-Z0-9]{10}")
+            fake = "AP-7KQ2M9XW4T"
+        else:
+            t.payer_b_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
+            t.goto(f"/appeals/file?claim_id={d.claim_id}")
+            t.select("Reason for appeal", REASON_LABELS[NECESSITY[carc]])
+            t.fill("Explanation", why)
+            t.add({**upload, "target": {"label": "Supporting documents"}}, mark="upload")
+            t.click("Submit appeal", writes="submit the appeal on the portal")
+            t.capture("conf", {"role": "status"}, pattern=r"GA-[A-Z0-9]{10}")
+            fake = "GA-7KQ2M9XW4T"
+        note = (
+            f"Appeal for {group}-{carc} filed on the {plan.payer} portal with the letter of "
+            "medical necessity. Appeal confirmation ${conf}."
+        )
+        t.triage(d.claim_id, "appeal", note)
+        filed = f"{system}.appeals[?claim_id=={q(d.claim_id)}]"
+        checks: list[dict[str, object]] = [
+            jcheck(
+                f"length({filed})",
+                1,
+                2,
+                "One appeal for the claim reached the payer",
+                "Task Resolution",
+            ),
+            jcheck(
+                f"contains({filed} | [0].attachments[].document_id || `[]`, {q(lmn.id)})",
+                True,
+                1,
+                "The current signed letter of medical necessity is attached",
+                "Data Accuracy",
+            ),
+            _triaged_as_appeal(d.claim_id),
+            jcheck(
+                f"contains({_triage_text(d.claim_id)}, "
+                f"{filed} | [0].confirmation_number || {q(NO_VALUE)})",
+                True,
+                2,
+                "The triage note carries the confirmation number the payer issued",
+                "Documentation",
+            ),
+            rubric(
+                _triage_note(d.claim_id),
+                "triage note",
+                "The note documents the appeal",
+                "Does the note say that an appeal was filed with the payer electronically and "
+                "give the payer's appeal confirmation or case number?",
+            ),
+        ]
+        if system == "payer_b":
+            checks.insert(
+                2,
+                jcheck(
+                    f"{filed} | [0].reason",
+                    NECESSITY[carc],
+                    1,
+                    "The appeal reason matches the denial",
+                    "Clinical Reasoning",
+                ),
+            )
+        others = [
+            x
+            for x in w.docs_by_mrn[d.mrn]
+            if x.kind not in ("lmn", "appeal_letter") and w.unambiguous(x)
+        ]
+        mutations = [
+            *drop_mutations(t),
+            fake_confirmation(t, "triage-note", note, fake),
+        ]
+        if others:
+            wrong = others[0]
+            mutations.append(
+                Mutation(
+                    "wrong-document",
+                    "decoy",
+                    f"attach {wrong.title} instead of the letter",
+                    replace_attachment(t, w.doc_link(wrong), _download_name(wrong.id, wrong.title)),
+                )
+            )
+        return Draft(
+            key=d.claim_id,
+            instruction=(
+                f"{_intro(w, d)} should be appealed as not medically necessary in the payer's "
+                "view. File the appeal electronically with the payer, with the current signed "
+                "letter of medical necessity from the patient's chart attached (if the payer "
+                f"asks for a contact, give {CONTACT_NAME}, {CONTACT_PHONE}). Then triage the "
+                "claim as an appeal with a note that records the appeal confirmation number "
+                "the payer gives you."
+            ),
+            start_system="ehr",
+            start_path="/denials",
+            checks=checks,
+            expected_outcome="one appeal on the payer's portal with the letter attached; claim "
+            "triaged as appeal with the payer's confirmation number",
+            rationale=f"{group}-{carc} is contested with the letter of medical necessity; "
+            f"{plan.name} takes appeals on its portal.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=mutations,
+            given=[*_given(w, d), "appeal", CONTACT_NAME, CONTACT_PHONE],
+        )

@@ -1,0 +1,94 @@
+"""Easy: read the adjustment reason, pick the disposition it calls for, note why."""
+
+from __future__ import annotations
+
+import random
+
+from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.common import (
+    DISPOSITION_LABELS,
+    Draft,
+    Traj,
+    WorldView,
+    drop_mutations,
+    jcheck,
+    rubric,
+)
+from endstate.builtin.templates.denials.facts import (
+    DISPOSITION_FOR,
+    FAMILY,
+    _cites_check,
+    _dispo,
+    _given,
+    _intro,
+    _look_alike,
+    _only,
+    _open,
+    _other_disposition,
+    _reason,
+    _triage_note,
+    _wrong_disposition,
+)
+from endstate.envs.world import mdy
+
+
+class TriageByReason(Template):
+    """Easy: read the adjustment reason, pick the disposition it calls for, note why."""
+
+    id = "dn.easy.triage-by-reason"
+    family = FAMILY
+    tier = "easy"
+    scenario_label = "denial_triage"
+
+    def candidates(self, w: WorldView) -> list[str]:
+        return [
+            d.claim_id for d in w.world.denials if _open(w, d) and _reason(d)[1] in DISPOSITION_FOR
+        ]
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        d = w.denial(key)
+        group, carc = _reason(d)
+        expected = DISPOSITION_FOR[carc]
+        t = Traj()
+        t.ehr_origin()
+        t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=remittance")
+        note = (
+            f"Denied {group}-{carc}. {DISPOSITION_LABELS[expected]} is the next step for this "
+            f"reason; appeal deadline {mdy(d.appeal_deadline)}."
+        )
+        t.triage(d.claim_id, expected, note)
+        look = w.lookalike_denial(d, rng)
+        checks = [
+            jcheck(_dispo(d.claim_id), expected, 3, "Disposition", "Clinical Reasoning"),
+            _only(d.claim_id),
+            _cites_check(d.claim_id, group, carc),
+            rubric(
+                _triage_note(d.claim_id),
+                "triage note",
+                "The note explains the disposition",
+                f"Does the note identify the denial reason ({group}-{carc}) and give a next "
+                f"step consistent with '{DISPOSITION_LABELS[expected]}'?",
+            ),
+        ]
+        return Draft(
+            key=d.claim_id,
+            instruction=(
+                f"{_intro(w, d)} needs to be worked. Work out the right next "
+                "step from the payer's denial reason, set the claim's disposition accordingly "
+                "and write a triage note that cites the adjustment reason with its group code "
+                "and reason code."
+            ),
+            start_system="ehr",
+            start_path="/denials",
+            checks=checks,
+            expected_outcome=f"disposition {expected}; note cites {group}-{carc}",
+            rationale=f"{group}-{carc} calls for: {DISPOSITION_LABELS[expected]}.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=[
+                *drop_mutations(t),
+                _wrong_disposition(t, _other_disposition(expected)),
+                _look_alike(t, d, look),
+            ],
+            given=_given(w, d),
+        )

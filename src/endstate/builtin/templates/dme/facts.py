@@ -1,0 +1,175 @@
+"""Helpers shared by the dme templates: record predicates, checks, texts."""
+
+from __future__ import annotations
+
+import random
+
+from endstate.builtin.templates.common import (
+    Mutation,
+    Traj,
+    WorldView,
+    fax_digits,
+    jcheck,
+    misdirected_fax,
+    q,
+    retarget,
+)
+from endstate.envs import catalog
+from endstate.envs.world import DmeOrder, Document, mdy
+
+FAMILY = "dme"
+
+
+def _docs(w: WorldView, o: DmeOrder) -> dict[str, list[Document]]:
+    """The order's documents by kind, newest first."""
+    out: dict[str, list[Document]] = {}
+    for d in w.docs_by_related.get(o.id, []):
+        out.setdefault(d.kind, []).append(d)
+    return {k: sorted(v, key=lambda d: d.date, reverse=True) for k, v in out.items()}
+
+
+def _complete(w: WorldView, o: DmeOrder) -> bool:
+    docs = _docs(w, o)
+    return all(k in docs and all(w.unambiguous(d) for d in docs[k]) for k in o.required_documents)
+
+
+def _stale(w: WorldView, o: DmeOrder) -> Document | None:
+    f2f = _docs(w, o).get("face_to_face", [])
+    return f2f[1] if len(f2f) > 1 else None
+
+
+def _intro(w: WorldView, o: DmeOrder) -> str:
+    p = w.patients[o.mrn]
+    return (
+        f"DME order {o.id} ({o.description}) for {p.first} {p.last}, MRN {p.mrn}, DOB {mdy(p.dob)}"
+    )
+
+
+def _given(w: WorldView, o: DmeOrder) -> list[str]:
+    p = w.patients[o.mrn]
+    return [o.id, o.description, p.first, p.last, p.mrn, mdy(p.dob), o.supplier, o.supplier_fax]
+
+
+def _kinds(o: DmeOrder) -> str:
+    names = [catalog.DOCUMENT_KINDS[k].lower() for k in o.required_documents]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _packet(w: WorldView, o: DmeOrder) -> list[Document]:
+    docs = _docs(w, o)
+    return [docs[k][0] for k in o.required_documents]
+
+
+def _fax_steps(t: Traj, w: WorldView, o: DmeOrder, docs: list[Document], cover: str) -> int:
+    t.fill("Patient MRN", o.mrn)
+    t.click("Load chart documents")
+    return t.send_fax(o.supplier, o.supplier_fax, cover, [w.doc_label(d) for d in docs])
+
+
+def _sent(o: DmeOrder) -> str:
+    return f"fax.transmissions[?fax_number=={q(fax_digits(o.supplier_fax))}]"
+
+
+def _other_fax(w: WorldView, o: DmeOrder) -> str:
+    return next(fax for _, fax in catalog.SUPPLIERS if fax != o.supplier_fax)
+
+
+def _one_fax(sent: str, o: DmeOrder, to: str = "the supplier") -> list[dict[str, object]]:
+    """Exactly one fax reached the supplier, sent from the order's patient's chart."""
+    return [
+        jcheck(f"length({sent})", 1, 2, f"One fax went to {to}", "Task Resolution"),
+        jcheck(f"{sent} | [0].patient_mrn", o.mrn, 1, "From this patient's chart", "Data Accuracy"),
+    ]
+
+
+def _packet_checks(sent: str, o: DmeOrder, packet: list[Document]) -> list[dict[str, object]]:
+    """The cover note names the order and every document of the packet went out."""
+    return [
+        jcheck(
+            f"contains({sent} | [0].cover_note || '', {q(o.id)})",
+            True,
+            1,
+            "The cover note names the order",
+            "Data Accuracy",
+        ),
+        *(
+            jcheck(
+                f"contains({sent} | [0].all_document_ids || `[]`, {q(d.id)})",
+                True,
+                1,
+                f"{d.title} ({d.id}) was sent",
+                "Data Accuracy",
+            )
+            for d in packet
+        ),
+    ]
+
+
+def _wrong_supplier(t: Traj, w: WorldView, o: DmeOrder) -> Mutation:
+    """The packet to another supplier's fax: the number comes with the request, not the chart."""
+    return misdirected_fax(t, _other_fax(w, o), "fax another supplier")
+
+
+def _leave_out_last(t: Traj, packet: list[Document]) -> Mutation:
+    """An incomplete packet: the supplier needs every required document."""
+    return Mutation(
+        "missing-document",
+        "drop-step",
+        f"leave out {packet[-1].title}",
+        [{"op": "drop", "at": t.marks[f"fax-doc-{len(packet) - 1}"]}],
+    )
+
+
+def _queue_fax(t: Traj, w: WorldView, o: DmeOrder, docs: list[Document], cover: str) -> int:
+    """From the order's documents tab, follow its fax link (episode-bound) and send."""
+    t.goto(f"${{ehr}}/dme/{o.id}?tab=documents")
+    t.capture("fax", {"role": "link", "name": f"Fax documents to {o.supplier}"}, "href")
+    t.goto("${fax}")
+    return t.send_fax(o.supplier, o.supplier_fax, cover, [w.doc_label(d) for d in docs])
+
+
+# A word of each document kind that any fair naming of it contains (either case of the
+# first letter), for checks that a note names the missing document.
+KIND_WORD = {
+    "prescription": "rescription",
+    "clinical_note": "linical note",
+    "lab": "ab result",
+    "lmn": "edical necessity",
+    "face_to_face": "ace-to-face",
+    "sleep_study": "leep study",
+    "imaging": "maging",
+}
+
+
+def _order_intro(w: WorldView, o: DmeOrder) -> str:
+    p = w.patients[o.mrn]
+    return f"DME order {o.id} ({o.description}) for {p.first} {p.last} (DOB {mdy(p.dob)})"
+
+
+def _order_given(w: WorldView, o: DmeOrder) -> list[str]:
+    p = w.patients[o.mrn]
+    return [o.id, o.description, p.first, p.last, mdy(p.dob)]
+
+
+def _order_note(t: Traj, o: DmeOrder, subject: str, body: str) -> int:
+    t.goto(f"${{ehr}}/dme/{o.id}?tab=notes")
+    t.fill("Subject", subject, mark="note-subject")
+    t.select("Category", "General", mark="note-category")
+    t.fill("Note", body, mark="note-body")
+    return t.click("Save note", writes="save the note on the order")
+
+
+def _note_look_alike(t: Traj, o: DmeOrder, other: DmeOrder) -> Mutation:
+    """Leave the note on another order: retarget only the note steps (from the notes visit on)."""
+    return Mutation(
+        "look-alike",
+        "look-alike",
+        f"leave the note on order {other.id} instead",
+        retarget(t.steps, o.id, other.id, start=t.marks["note-subject"] - 1),
+    )
+
+
+def _other_order(w: WorldView, o: DmeOrder, rng: random.Random) -> DmeOrder:
+    others = [x for x in w.world.dme_orders if x.id != o.id]
+    same = [x for x in others if x.description == o.description or x.supplier == o.supplier]
+    return rng.choice(same or others)

@@ -1,0 +1,138 @@
+"""Hard: a required document is not in the chart — send nothing, note what is missing."""
+
+from __future__ import annotations
+
+import random
+
+from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.common import (
+    Draft,
+    Mutation,
+    Traj,
+    WorldView,
+    drop_mutations,
+    fax_digits,
+    jcheck,
+    last_note,
+    notes_text,
+    q,
+    rubric,
+)
+from endstate.builtin.templates.dme.facts import (
+    FAMILY,
+    KIND_WORD,
+    _docs,
+    _kinds,
+    _note_look_alike,
+    _order_given,
+    _order_intro,
+    _order_note,
+    _other_order,
+    _queue_fax,
+)
+from endstate.envs import catalog
+from endstate.envs.world import DmeOrder
+
+
+class MissingDocument(Template):
+    """Hard: a required document is not in the chart — send nothing, note what is missing."""
+
+    id = "dme.hard.missing-document"
+    family = FAMILY
+    tier = "hard"
+    scenario_label = "supplier_paperwork"
+
+    def _missing(self, w: WorldView, o: DmeOrder) -> list[str]:
+        docs = _docs(w, o)
+        return [k for k in o.required_documents if k not in docs]
+
+    def candidates(self, w: WorldView) -> list[str]:
+        out = []
+        for o in w.world.dme_orders:
+            missing = self._missing(w, o)
+            present = [k for k in o.required_documents if k not in missing]
+            if len(missing) == 1 and missing[0] in KIND_WORD and present:
+                out.append(o.id)
+        return out
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        o = w.order(key)
+        [kind] = self._missing(w, o)
+        label = catalog.DOCUMENT_KINDS[kind]
+        docs = _docs(w, o)
+        present = [docs[k][0] for k in o.required_documents if k in docs]
+        p = w.patients[o.mrn]
+        t = Traj()
+        t.ehr_origin()
+        t.goto(f"${{ehr}}/dme/{o.id}")
+        t.goto(f"${{ehr}}/dme/{o.id}?tab=documents")
+        body = (
+            f"Packet not sent: the order requires a {label.lower()}, and there is none in "
+            f"{p.first} {p.last}'s chart. Requested it from the ordering provider; the "
+            f"complete packet goes to {o.supplier} once it is on file."
+        )
+        _order_note(t, o, "Supplier paperwork on hold - missing document", body)
+        digits = fax_digits(o.supplier_fax)
+        word = KIND_WORD[kind]
+        checks: list[dict[str, object]] = [
+            jcheck(
+                f"length(fax.transmissions[?patient_mrn=={q(o.mrn)} || fax_number=={q(digits)}])",
+                0,
+                3,
+                "Nothing was faxed: an incomplete packet was not sent",
+                "Safety",
+            ),
+            jcheck(
+                f"length(ehr.notes[?subject_id=={q(o.id)}]) > `0`",
+                True,
+                1,
+                "A note on the order documents what was found",
+                "Documentation",
+            ),
+            jcheck(
+                f"contains({notes_text(o.id)}, {q(word)})",
+                True,
+                2,
+                f"The note names the missing document ({label})",
+                "Data Accuracy",
+            ),
+            rubric(
+                last_note(o.id),
+                "order note",
+                "The note names the missing document and that nothing was sent",
+                f"Does the note say that the {label.lower()} is missing from the chart and that "
+                "the packet was therefore not sent to the supplier?",
+            ),
+        ]
+        fax = Traj()
+        _queue_fax(fax, w, o, present, f"Documentation for DME order {o.id}.")
+        other = _other_order(w, o, rng)
+        mutations = [
+            *drop_mutations(t),
+            Mutation(
+                "fax-anyway",
+                "wrong-action",
+                "fax the documents that are there anyway",
+                [{"op": "insert", "at": t.marks["note-subject"] - 1, "steps": fax.steps}],
+            ),
+            _note_look_alike(t, o, other),
+        ]
+        return Draft(
+            key=o.id,
+            instruction=(
+                f"{_order_intro(w, o)} is waiting on its supplier paperwork. Fax the order's "
+                "supplier the documents the order requires, from the patient's chart, if the "
+                "chart has all of them (the supplier does not accept a partial packet). Either "
+                "way, leave a note on the order saying what was sent, or which required "
+                "document is missing."
+            ),
+            start_system="ehr",
+            start_path="/dme",
+            checks=checks,
+            expected_outcome=f"nothing faxed; a note on the order names the missing {label}",
+            rationale=f"The order requires {_kinds(o)}, but the chart has no {label.lower()}.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=mutations,
+            given=_order_given(w, o),
+        )

@@ -1,0 +1,115 @@
+"""Medium: from the EHR's DME queue — review the order, fax the packet, note the fax id."""
+
+from __future__ import annotations
+
+import random
+
+from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.common import (
+    NO_VALUE,
+    Draft,
+    Traj,
+    WorldView,
+    drop_mutations,
+    jcheck,
+    last_note,
+    notes_text,
+    q,
+    rubric,
+)
+from endstate.builtin.templates.dme.facts import (
+    FAMILY,
+    _complete,
+    _kinds,
+    _leave_out_last,
+    _note_look_alike,
+    _order_given,
+    _order_intro,
+    _order_note,
+    _other_order,
+    _packet,
+    _packet_checks,
+    _queue_fax,
+    _sent,
+    _stale,
+    _wrong_supplier,
+)
+
+
+class QueuePacket(Template):
+    """Medium: from the EHR's DME queue — review the order, fax the packet, note the fax id."""
+
+    id = "dme.medium.queue-packet"
+    family = FAMILY
+    tier = "medium"
+    scenario_label = "supplier_paperwork"
+
+    def candidates(self, w: WorldView) -> list[str]:
+        return [
+            o.id
+            for o in w.world.dme_orders
+            if len(o.required_documents) > 1 and _complete(w, o) and _stale(w, o) is None
+        ]
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        o = w.order(key)
+        packet = _packet(w, o)
+        t = Traj()
+        t.ehr_origin()
+        t.goto(f"${{ehr}}/dme/{o.id}")
+        cover = f"Documentation for DME order {o.id}: {o.description} ({o.hcpcs})."
+        _queue_fax(t, w, o, packet, cover)
+        body = f"Faxed {_kinds(o)} to {o.supplier} at {o.supplier_fax}. Fax transmission ${{fx}}."
+        _order_note(t, o, "Supplier paperwork faxed", body)
+        sent = f"{_sent(o)[:-1]} && patient_mrn=={q(o.mrn)}]"
+        checks: list[dict[str, object]] = [
+            jcheck(
+                f"length({sent})",
+                1,
+                2,
+                "One fax from this patient's chart went to the order's supplier",
+                "Task Resolution",
+            ),
+            *_packet_checks(sent, o, packet),
+            jcheck(
+                f"contains({notes_text(o.id)}, {sent} | [0].id || {q(NO_VALUE)})",
+                True,
+                2,
+                "The order note carries the transmission id the fax portal issued",
+                "Documentation",
+            ),
+            rubric(
+                last_note(o.id),
+                "order note",
+                "The note documents the fax",
+                "Does the note say that the supplier's paperwork was faxed and give the fax "
+                "transmission id?",
+            ),
+        ]
+        other = _other_order(w, o, rng)
+        mutations = [
+            *drop_mutations(t),
+            _leave_out_last(t, packet),
+            _wrong_supplier(t, w, o),
+            _note_look_alike(t, o, other),
+        ]
+        return Draft(
+            key=o.id,
+            instruction=(
+                f"{_order_intro(w, o)} cannot be delivered until the supplier has its "
+                "paperwork. Review the order and the patient's chart, fax the order's supplier "
+                "the current version of every document the order requires, with a cover note "
+                "that names the order, and leave a note on the order with the fax transmission "
+                "id."
+            ),
+            start_system="ehr",
+            start_path="/dme",
+            checks=checks,
+            expected_outcome="one fax to the supplier with every required document; its id in "
+            "a note on the order",
+            rationale=f"{o.hcpcs} needs {_kinds(o)} on file with the supplier.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=mutations,
+            given=_order_given(w, o),
+        )

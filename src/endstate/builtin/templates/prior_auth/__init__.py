@@ -1,0 +1,27 @@
+"""Prior-authorization templates: referrals on the EHR worklist, Payer A, the fax portal."""
+
+from __future__ import annotations
+
+from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.prior_auth.auth_already_on_file import AuthAlreadyOnFile
+from endstate.builtin.templates.prior_auth.auth_on_file import AuthOnFile
+from endstate.builtin.templates.prior_auth.coverage_not_active import CoverageNotActive
+from endstate.builtin.templates.prior_auth.facts import FAMILY
+from endstate.builtin.templates.prior_auth.fax_request import FaxRequest
+from endstate.builtin.templates.prior_auth.policy_lookup import PolicyLookup
+from endstate.builtin.templates.prior_auth.portal_request import PortalRequest
+from endstate.builtin.templates.prior_auth.portal_request_decoy import PortalRequestDecoy
+from endstate.builtin.templates.prior_auth.wizard_request import WizardRequest
+
+TEMPLATES: tuple[Template, ...] = (
+    AuthOnFile(),
+    PolicyLookup(),
+    PortalRequest(),
+    FaxRequest(),
+    CoverageNotActive(),
+    PortalRequestDecoy(),
+    AuthAlreadyOnFile(),
+    WizardRequest(),
+)
+
+__all__ = ["FAMILY", "TEMPLATES"]

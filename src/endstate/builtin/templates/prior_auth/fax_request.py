@@ -1,0 +1,170 @@
+"""Medium: a plan without a portal takes requests by fax; the transmission id comes back."""
+
+from __future__ import annotations
+
+import random
+
+from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.common import (
+    DETERMINATION,
+    NO_VALUE,
+    Draft,
+    Mutation,
+    Traj,
+    WorldView,
+    drop_mutations,
+    fax_digits,
+    jcheck,
+    last_note,
+    misdirected_fax,
+    notes_text,
+    q,
+    replace_checked,
+    rubric,
+)
+from endstate.builtin.templates.prior_auth.facts import (
+    FAMILY,
+    _active,
+    _cleared_only,
+    _given,
+    _intro,
+    _needs_auth,
+    _portal,
+    _services,
+)
+from endstate.envs.world import mdy
+
+
+class FaxRequest(Template):
+    """Medium: a plan without a portal takes requests by fax; the transmission id comes back."""
+
+    id = "pa.medium.fax-request"
+    family = FAMILY
+    tier = "medium"
+    scenario_label = "authorization_request"
+
+    def candidates(self, w: WorldView) -> list[str]:
+        out = []
+        for r in w.world.referrals:
+            lmn, note = w.current_lmn(r.id), w.clinical_note(r.id)
+            if (
+                _portal(w, r) is None
+                and _active(w, r)
+                and not r.existing_auth
+                and any(_needs_auth(w, r))
+                and lmn is not None
+                and note is not None
+                and w.unambiguous(lmn)
+                and w.unambiguous(note)
+            ):
+                out.append(r.id)
+        return out
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        ref = w.referral(key)
+        plan = w.plan_of(ref.coverage_id)
+        lmn, note = w.current_lmn(ref.id), w.clinical_note(ref.id)
+        assert lmn is not None and note is not None
+        decoy = w.decoy_lmn(ref.id)
+        digits = fax_digits(plan.fax)
+        t = Traj()
+        t.ehr_origin()
+        t.referral(ref.id, "coverages")
+        t.referral(ref.id, "documents")
+        t.open_fax()
+        p = w.patients[ref.mrn]
+        cover = (
+            f"Prior authorization request for {p.first} {p.last}, DOB {mdy(p.dob)}, member "
+            f"{w.coverages[ref.coverage_id].member_id}: {_services(ref)} on "
+            f"{mdy(ref.appointment)}. Referral {ref.id}."
+        )
+        recipient = plan.delegated_to or f"{plan.payer} Utilization Management"
+        t.send_fax(recipient, plan.fax, cover, [w.doc_label(note), w.doc_label(lmn)])
+        body = (
+            f"Prior authorization request faxed to {recipient} at {plan.fax} for "
+            f"{_services(ref)}. Fax transmission ${{fx}}; awaiting determination."
+        )
+        t.referral_note(ref.id, "Prior authorization faxed", DETERMINATION, body)
+        t.clear()
+        sent = f"fax.transmissions[?fax_number=={q(digits)} && patient_mrn=={q(ref.mrn)}]"
+        checks: list[dict[str, object]] = [
+            jcheck(
+                f"length({sent})",
+                1,
+                2,
+                "One fax for this patient went to the plan's utilization-management fax",
+                "Task Resolution",
+            ),
+            jcheck(
+                f"contains({sent} | [0].all_document_ids || `[]`, {q(lmn.id)})",
+                True,
+                1,
+                "The current signed letter of medical necessity was sent",
+                "Data Accuracy",
+            ),
+            jcheck(
+                f"contains({sent} | [0].all_document_ids || `[]`, {q(note.id)})",
+                True,
+                1,
+                "The consultation note was sent",
+                "Data Accuracy",
+            ),
+            jcheck(
+                f"contains({notes_text(ref.id)}, {sent} | [0].id || {q(NO_VALUE)})",
+                True,
+                2,
+                "The EHR note carries the fax transmission id the fax portal issued",
+                "Documentation",
+            ),
+            _cleared_only(ref.id),
+            rubric(
+                last_note(ref.id),
+                "authorization note",
+                "The note documents the faxed request",
+                "Does the note say that the prior authorization request was faxed to the payer "
+                "and give the fax transmission id?",
+            ),
+        ]
+        mutations = [
+            *drop_mutations(t),
+            misdirected_fax(t, w.other_plan_fax(plan.fax), "fax another plan's number"),
+        ]
+        if decoy is not None:
+            checks.insert(
+                3,
+                jcheck(
+                    f"contains(fax.transmissions[].all_document_ids[], {q(decoy.id)})",
+                    False,
+                    2,
+                    f"The {decoy.status} letter ({decoy.id}) was not faxed",
+                    "Safety",
+                ),
+            )
+            mutations.append(
+                Mutation(
+                    "decoy",
+                    "decoy",
+                    f"fax the {decoy.status} letter",
+                    replace_checked(t, "fax-doc-1", w.doc_label(decoy)),
+                )
+            )
+        return Draft(
+            key=ref.id,
+            instruction=(
+                f"{_intro(w, ref)} needs prior authorization before the appointment, and the "
+                "plan takes requests by fax. Fax the request to the plan's utilization "
+                "management line with the consultation note and the current signed letter of "
+                "medical necessity, then record it, with the fax transmission id, as an "
+                "authorization determination note and clear the referral."
+            ),
+            start_system="ehr",
+            start_path="/worklist",
+            checks=checks,
+            expected_outcome="one fax to the UM number with both documents; its id in the EHR "
+            "note; referral cleared",
+            rationale=f"{plan.name} has no provider portal; requests go to UM by fax.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=mutations,
+            given=_given(w, ref),
+        )

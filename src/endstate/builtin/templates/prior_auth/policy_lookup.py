@@ -1,0 +1,131 @@
+"""Easy: read the payer's published policy and make the determination."""
+
+from __future__ import annotations
+
+import random
+
+from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.common import (
+    DETERMINATION,
+    Draft,
+    Mutation,
+    Traj,
+    WorldView,
+    drop_mutations,
+    jcheck,
+    last_note,
+    notes_text,
+    q,
+    replace_value,
+    retarget,
+    rubric,
+)
+from endstate.builtin.templates.prior_auth.facts import (
+    FAMILY,
+    _active,
+    _cleared_only,
+    _determination_note,
+    _given,
+    _intro,
+    _needs_auth,
+    _no_request,
+    _portal,
+    _services,
+)
+
+
+class PolicyLookup(Template):
+    """Easy: read the payer's published policy and make the determination."""
+
+    id = "pa.easy.policy-lookup"
+    family = FAMILY
+    tier = "easy"
+    scenario_label = "authorization_determination"
+
+    def candidates(self, w: WorldView) -> list[str]:
+        out = []
+        for r in w.world.referrals:
+            if _portal(w, r) != "payer_a" or not _active(w, r) or r.existing_auth:
+                continue
+            needs = _needs_auth(w, r)
+            if all(needs) or not any(needs):
+                out.append(r.id)
+        return out
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        ref = w.referral(key)
+        plan = w.plan_of(ref.coverage_id)
+        required = _needs_auth(w, ref)[0]
+        policies = [w.rules[(plan.id, s.cpt)].policy_id for s in ref.services]
+        verdict, opposite = ("PA REQUIRED", "NO PA REQUIRED")
+        if not required:
+            verdict, opposite = opposite, verdict
+        t = Traj()
+        t.ehr_origin()
+        t.referral(ref.id, "services")
+        t.referral(ref.id, "coverages")
+        t.payer_a_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
+        t.goto("/policies")
+        why = "requires" if required else "does not require"
+        body = (
+            f"{verdict}: {plan.name} {why} prior authorization for {_services(ref)} "
+            f"per policy {', '.join(policies)}."
+        )
+        t.referral_note(ref.id, "Prior authorization determination", DETERMINATION, body)
+        t.clear()
+        look = w.lookalike_referral(ref, rng)
+        cites = " && ".join(f"contains({notes_text(ref.id)}, {q(p)})" for p in policies)
+        checks = [
+            _determination_note(ref.id),
+            jcheck(
+                f"starts_with(ehr.notes[?subject_id=={q(ref.id)} && "
+                f"category=='auth-determination'] | [-1].body || '', {q(verdict)})",
+                True,
+                3,
+                f"The determination is {verdict}",
+                "Clinical Reasoning",
+            ),
+            jcheck(cites, True, 1, "The note cites the payer policy", "Data Accuracy"),
+            _cleared_only(ref.id),
+            _no_request(ref.mrn),
+            rubric(
+                last_note(ref.id),
+                "authorization determination note",
+                "The note gives the determination and its basis",
+                f"Does the note say that prior authorization is {'' if required else 'NOT '}"
+                f"required for the scheduled services under {plan.name}'s policy?",
+            ),
+        ]
+        return Draft(
+            key=ref.id,
+            instruction=(
+                f"{_intro(w, ref)} is waiting for an authorization decision. Determine from the "
+                "payer's published policy whether the scheduled services need prior "
+                "authorization. Record the determination as an authorization determination "
+                "note that begins with “PA REQUIRED” or “NO PA REQUIRED” and cites the payer's "
+                "policy number, then clear the referral. Do not submit a request."
+            ),
+            start_system="ehr",
+            start_path="/worklist",
+            checks=checks,
+            expected_outcome=f"{verdict} citing {', '.join(policies)}; referral cleared",
+            rationale=f"{plan.name} {why} prior authorization for {_services(ref)}.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=[
+                *drop_mutations(t),
+                Mutation(
+                    "opposite",
+                    "wrong-value",
+                    "record the opposite determination",
+                    replace_value(t, "note-body", body.replace(verdict, opposite, 1)),
+                ),
+                Mutation(
+                    "look-alike",
+                    "look-alike",
+                    f"work referral {look.id} instead",
+                    retarget(t.steps, ref.id, look.id),
+                ),
+            ],
+            given=[*_given(w, ref), "PA REQUIRED", "NO PA REQUIRED"],
+        )

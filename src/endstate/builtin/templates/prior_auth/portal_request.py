@@ -1,0 +1,144 @@
+"""Medium: carry the referral into Payer A's form, bring the confirmation back."""
+
+from __future__ import annotations
+
+import random
+
+from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.common import (
+    Draft,
+    Mutation,
+    Traj,
+    WorldView,
+    drop_mutations,
+    fake_confirmation,
+    jcheck,
+    q,
+    replace_attachment,
+)
+from endstate.builtin.templates.prior_auth.facts import (
+    FAMILY,
+    _active,
+    _download_name,
+    _given,
+    _intro,
+    _needs_auth,
+    _portal,
+    _portal_request,
+    _record_submission,
+    _submission_checks,
+)
+
+
+class PortalRequest(Template):
+    """Medium: carry the referral into Payer A's form, bring the confirmation back."""
+
+    id = "pa.medium.portal-request"
+    family = FAMILY
+    tier = "medium"
+    scenario_label = "authorization_request"
+    decoy = False
+
+    def candidates(self, w: WorldView) -> list[str]:
+        out = []
+        for r in w.world.referrals:
+            lmn = w.current_lmn(r.id)
+            if (
+                _portal(w, r) == "payer_a"
+                and _active(w, r)
+                and not r.existing_auth
+                and any(_needs_auth(w, r))
+                and lmn is not None
+                and (w.decoy_lmn(r.id) is not None or not self.decoy)
+            ):
+                out.append(r.id)
+        return out
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        ref = w.referral(key)
+        cov = w.coverages[ref.coverage_id]
+        lmn = w.current_lmn(ref.id)
+        assert lmn is not None
+        decoy = w.decoy_lmn(ref.id)
+        t = Traj()
+        t.ehr_origin()
+        _portal_request(t, w, ref, lmn)
+        body = _record_submission(t, w, ref, "Confirmation number ${conf}; status pending review.")
+        sub = f"payer_a.pa_submissions[?member_id=={q(cov.member_id)}]"
+        checks = _submission_checks(
+            sub,
+            ref,
+            lmn,
+            providers=[
+                jcheck(
+                    f"{sub} | [0].provider_npi",
+                    ref.provider_npi,
+                    1,
+                    "Rendering provider's NPI",
+                    "Data Accuracy",
+                ),
+            ],
+            service=[
+                jcheck(
+                    f"{sub} | [0].procedures",
+                    [{"code": s.cpt, "units": s.quantity} for s in ref.services],
+                    1,
+                    "CPT codes and units as on the referral",
+                    "Data Accuracy",
+                ),
+                jcheck(
+                    f"{sub} | [0].service_date",
+                    ref.appointment,
+                    1,
+                    "Date of service is the appointment date",
+                    "Data Accuracy",
+                ),
+            ],
+            number="confirmation number",
+            ask="a confirmation number",
+        )
+        mutations = [
+            *drop_mutations(t),
+            fake_confirmation(t, "note-body", body, "PA-7KQ2M9XW4T"),
+        ]
+        if decoy is not None:
+            checks.insert(
+                7,
+                jcheck(
+                    f"contains(payer_a.pa_submissions[].attachments[].document_id, {q(decoy.id)})",
+                    False,
+                    2,
+                    f"The {decoy.status} letter ({decoy.id}) was not sent",
+                    "Safety",
+                ),
+            )
+            mutations.append(
+                Mutation(
+                    "decoy",
+                    "decoy",
+                    f"attach the {decoy.status} letter instead of the current one",
+                    replace_attachment(t, w.doc_link(decoy), _download_name(decoy.id, decoy.title)),
+                )
+            )
+        return Draft(
+            key=ref.id,
+            instruction=(
+                f"{_intro(w, ref)} needs prior authorization before the appointment. Submit "
+                "the request to the payer's provider portal with the referral's diagnoses, "
+                "services and date of service, the rendering provider, and the current signed "
+                "letter of medical necessity attached. Then record the submission, with the "
+                "confirmation number the payer gives you, as an authorization determination "
+                "note and clear the referral."
+            ),
+            start_system="ehr",
+            start_path="/worklist",
+            checks=checks,
+            expected_outcome="one accurate request on Payer A; its confirmation number in the "
+            "EHR note; referral cleared",
+            rationale="The plan requires authorization for at least one scheduled service and "
+            "accepts requests through its portal.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=mutations,
+            given=_given(w, ref),
+        )

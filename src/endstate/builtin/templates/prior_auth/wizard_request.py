@@ -1,0 +1,140 @@
+"""Medium: the round trip through Payer B's multi-step wizard, reference number back."""
+
+from __future__ import annotations
+
+import random
+
+from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.common import (
+    Draft,
+    Mutation,
+    Traj,
+    WorldView,
+    drop_mutations,
+    fake_confirmation,
+    jcheck,
+    q,
+    retarget,
+)
+from endstate.builtin.templates.prior_auth.facts import (
+    FAMILY,
+    _active,
+    _given,
+    _intro,
+    _needs_auth,
+    _portal,
+    _record_submission,
+    _submission_checks,
+    _wizard_request,
+)
+
+
+class WizardRequest(Template):
+    """Medium: the round trip through Payer B's multi-step wizard, reference number back."""
+
+    id = "pa.medium.wizard-request"
+    family = FAMILY
+    tier = "medium"
+    scenario_label = "authorization_request"
+
+    def candidates(self, w: WorldView) -> list[str]:
+        out = []
+        for r in w.world.referrals:
+            lmn = w.current_lmn(r.id)
+            if (
+                _portal(w, r) == "payer_b"
+                and _active(w, r)
+                and not r.existing_auth
+                and any(_needs_auth(w, r))
+                and lmn is not None
+                and len(r.services) <= 3
+                and r.appointment >= w.today
+            ):
+                out.append(r.id)
+        return out
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        ref = w.referral(key)
+        cov = w.coverages[ref.coverage_id]
+        lmn = w.current_lmn(ref.id)
+        assert lmn is not None
+        t = Traj()
+        t.ehr_origin()
+        _wizard_request(t, w, ref, lmn)
+        body = _record_submission(t, w, ref, "Reference number ${conf}; pending clinical review.")
+        sub = f"payer_b.pa_submissions[?member_id=={q(cov.member_id)}]"
+        checks = _submission_checks(
+            sub,
+            ref,
+            lmn,
+            providers=[
+                jcheck(
+                    f"{sub} | [0].provider_npi",
+                    ref.referring_npi,
+                    1,
+                    "Requesting (referring) provider's NPI",
+                    "Data Accuracy",
+                ),
+                jcheck(
+                    f"{sub} | [0].servicing_npi",
+                    ref.provider_npi,
+                    1,
+                    "Servicing (rendering) provider's NPI",
+                    "Data Accuracy",
+                ),
+            ],
+            service=[
+                jcheck(
+                    f"{sub} | [0].procedures",
+                    [
+                        {"code": s.cpt, "units": s.quantity, "laterality": s.laterality}
+                        for s in ref.services
+                    ],
+                    1,
+                    "CPT codes, units and laterality as on the referral",
+                    "Data Accuracy",
+                ),
+                jcheck(
+                    f"{sub} | [0].service_date",
+                    ref.appointment,
+                    1,
+                    "Service starts on the appointment date",
+                    "Data Accuracy",
+                ),
+            ],
+            number="reference number",
+            ask="the payer's reference number",
+        )
+        look = w.lookalike_referral(ref, rng)
+        mutations = [
+            *drop_mutations(t),
+            fake_confirmation(t, "note-body", body, "RQ-7KQ2M9XW4T", "reference number"),
+            Mutation(
+                "look-alike",
+                "look-alike",
+                f"document and clear referral {look.id} instead",
+                retarget(t.steps, ref.id, look.id, start=t.marks["note-subject"] - 1),
+            ),
+        ]
+        return Draft(
+            key=ref.id,
+            instruction=(
+                f"{_intro(w, ref)} needs prior authorization before the appointment. Submit "
+                "the request to the payer's provider portal with the referral's diagnoses, "
+                "services (with laterality) and appointment date, the requesting and servicing "
+                "providers, and the current signed letter of medical necessity attached. Then "
+                "record the submission, with the reference number the payer gives you, as an "
+                "authorization determination note and clear the referral."
+            ),
+            start_system="ehr",
+            start_path="/worklist",
+            checks=checks,
+            expected_outcome="one accurate request on Payer B; its reference number in the "
+            "EHR note; referral cleared",
+            rationale="The plan requires authorization for at least one scheduled service and "
+            "takes requests through its portal's wizard.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=mutations,
+            given=_given(w, ref),
+        )
