@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from endstate.envs import EmbeddedSuite
-from endstate.envs.database import EpisodeDB, template_path
+from endstate.envs.database import EpisodeDB
 from endstate.envs.world import generate_world
+from endstate.envs.world_db import template_path
 
 
 def test_template_is_built_once_and_reused(tmp_path: Path) -> None:

@@ -15,8 +15,9 @@ import pytest
 
 from endstate.corpus.model import PublicTask
 from endstate.envs import EmbeddedSuite
-from endstate.envs.database import (
-    EpisodeDB,
+from endstate.envs.database import EpisodeDB
+from endstate.envs.world import generate_world
+from endstate.envs.world_db import (
     Template,
     TemplateTampered,
     build_template,
@@ -24,7 +25,6 @@ from endstate.envs.database import (
     private_template,
     template_path,
 )
-from endstate.envs.world import generate_world
 from endstate.runs.embedded import EmbeddedEnvironment
 
 from .conftest import WORLD_SEED

@@ -23,11 +23,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from endstate.envs.database import DescriptorsExhausted, EpisodeClosed, TemplateTampered
+from endstate.envs.database import EpisodeClosed
+from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.grading_client import IDEMPOTENCY_HEADER
 from endstate.envs.registry import system_names
 from endstate.envs.runtime import Episode, IdempotencyConflict, Runtime
 from endstate.envs.statedoc import build_state
+from endstate.envs.world_db import TemplateTampered
 
 Fingerprinter = Callable[[], Awaitable[dict[str, Any]]]
 Handler = Callable[[Request], Awaitable[Response]]

@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from endstate.envs.database import ConnectionCache, DescriptorsExhausted, EpisodeDB, Template
+from endstate.envs.database import ConnectionCache, EpisodeDB
+from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.registry import system_names
 from endstate.envs.world import World
+from endstate.envs.world_db import Template
 
 NONCES_PER_SESSION = 64
 CLOSED_REMEMBERED = 4096  # closed episode ids answered with 410, not 404 (most recent)

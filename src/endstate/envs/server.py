@@ -33,7 +33,8 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from endstate.envs.database import DescriptorsExhausted, EpisodeClosed, private_template
+from endstate.envs.database import EpisodeClosed
+from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.fingerprint import fingerprint
 from endstate.envs.grading import grading_app
 from endstate.envs.grading_client import call_with_retries
@@ -41,6 +42,7 @@ from endstate.envs.registry import system_names, systems
 from endstate.envs.runtime import Runtime
 from endstate.envs.web import STATIC, cookie_name, make_env, page_of, plain_page
 from endstate.envs.world import DEFAULT_CLOCK, DEFAULT_SEED, World, generate_world
+from endstate.envs.world_db import private_template
 
 NO_TESTIDS_ENV = "ENDSTATE_NO_TESTIDS"
 LISTEN_BACKLOG = 2048

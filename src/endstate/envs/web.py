@@ -25,7 +25,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from endstate.envs import catalog
-from endstate.envs.database import DescriptorsExhausted, EpisodeClosed, EpisodeDB
+from endstate.envs.database import EpisodeClosed, EpisodeDB
+from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.registry import systems
 from endstate.envs.runtime import Episode, Runtime, Session
 from endstate.envs.world import mdy
