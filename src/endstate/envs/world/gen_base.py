@@ -1,0 +1,68 @@
+"""One pass of generation: the rng, the world built so far, and the helpers every section uses."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+
+from endstate.envs.world.model import GENERATOR_VERSION, Document, Patient, World
+
+
+class GenBase:
+    """One pass of generation; holds the rng and the pieces built so far."""
+
+    def __init__(self, seed: int, clock: str) -> None:
+        self.rng = random.Random(seed)
+        self.world = World(GENERATOR_VERSION, seed, clock)
+        self.today = datetime.fromisoformat(clock).date()
+        self._used: set[str] = set()
+
+    # -- small helpers -------------------------------------------------------------------
+    def unique_digits(self, n: int, prefix: str = "") -> str:
+        while True:
+            value = prefix + "".join(self.rng.choice("0123456789") for _ in range(n))
+            if value not in self._used:
+                self._used.add(value)
+                return value
+
+    def day(self, lo: int, hi: int) -> str:
+        """A date `lo..hi` days from the pinned today (negative = past)."""
+        return (self.today + timedelta(days=self.rng.randint(lo, hi))).isoformat()
+
+    def money(self, value: float) -> float:
+        return round(value, 2)
+
+    # -- sections ------------------------------------------------------------------------
+    def _plan_of(self, coverage_id: str) -> str:
+        return next(c.plan_id for c in self.world.coverages if c.id == coverage_id)
+
+    def doc(
+        self,
+        p: Patient,
+        kind: str,
+        title: str,
+        when: str,
+        author: str,
+        related: str | None,
+        text: str,
+        *,
+        status: str = "final",
+        signed: bool = True,
+        version: int = 1,
+    ) -> None:
+        n = len(self.world.documents) + 1
+        self.world.documents.append(
+            Document(
+                f"DOC-{n:05d}",
+                p.mrn,
+                kind,
+                title,
+                when,
+                author,
+                status,
+                signed,
+                version,
+                text,
+                related,
+            )
+        )

@@ -1,0 +1,331 @@
+"""The whole world, section by section, in the order the determinism contract fixes."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+from endstate.envs import names
+from endstate.envs.catalog import DEPARTMENTS, Department
+from endstate.envs.world.claims import ClaimsGen
+from endstate.envs.world.model import (
+    DEFAULT_CLOCK,
+    DEFAULT_SEED,
+    Coverage,
+    Patient,
+    PayerRule,
+    Plan,
+    Provider,
+    Referral,
+    ReferralDx,
+    World,
+    npi_check_digit,
+)
+from endstate.envs.world.texts import _clinical_note, _imaging, _lmn, _policy_text, _service
+
+
+class _Gen(ClaimsGen):
+    """Plans, patients, coverage, providers, payer rules and referrals."""
+
+    def plans(self) -> None:
+        rng = self.rng
+
+        def creds(stem: str) -> tuple[str, str]:
+            word = rng.choice(["harbor", "cedar", "summit", "meadow", "quartz", "willow"])
+            return (
+                f"{stem}.revcycle{rng.randint(10, 99)}",
+                f"{word.title()}-{rng.randint(1000, 9999)}!",
+            )
+
+        a_user, a_pass = creds("mercyvale")
+        b_user, b_pass = creds("mvhs")
+        self.world.plans = [
+            Plan("BVH-PPO", "Bayview Health Plan", "Bayview Health Plan PPO", "commercial",
+                 "payer_a", a_user, a_pass, "(415) 555-0101", "(800) 555-0130", "BVH", 180),
+            Plan("BVH-HMO", "Bayview Health Plan", "Bayview Health Plan HMO Select", "commercial",
+                 "payer_a", a_user, a_pass, "(415) 555-0102", "(800) 555-0130", "BVH", 180),
+            Plan("GSC-MCD", "Golden State Community Care", "Golden State Community Care Medi-Cal",
+                 "medicaid_mco", "payer_a", a_user, a_pass, "(916) 555-0144", "(888) 555-0152",
+                 "GSC", 90),
+            Plan("SUM-MA", "Summit Health", "Summit Senior Advantage HMO", "medicare_advantage",
+                 "payer_b", b_user, b_pass, "(503) 555-0110", "(877) 555-0121", "SMA", 60),
+            Plan("SUM-VIP", "Summit Health", "Summit Senior Advantage HMO (Valley IPA)",
+                 "delegated_group", None, None, None, "(559) 555-0188", "(559) 555-0180", "SMA",
+                 60, delegated_to="Valley Independent Physicians"),
+            Plan("RME-EPO", "Redwood Mutual Employers Trust", "Redwood Mutual EPO", "commercial",
+                 None, None, None, "(707) 555-0166", "(707) 555-0160", "RME", 180),
+            Plan("NSI-PPO", "Northstar Indemnity", "Northstar Indemnity PPO", "commercial",
+                 "payer_b", b_user, b_pass, "(206) 555-0193", "(866) 555-0190", "NSI", 180),
+        ]  # fmt: skip
+
+    def patients(self) -> None:
+        rng = self.rng
+        people: list[tuple[str, str, str]] = []
+        for _ in range(4):  # same full name, different date of birth
+            first, last, sex = names.person(rng)
+            people += [(first, last, sex), (first, last, sex)]
+        pairs = list(names.LOOKALIKE_FIRST)
+        rng.shuffle(pairs)
+        for a, b, sex in pairs[:4]:  # look-alike first names, same surname
+            last = rng.choice(names.SURNAMES)
+            people += [(a, last, sex), (b, last, sex)]
+        for a, b in names.LOOKALIKE_LAST[:4]:  # same first name, look-alike surnames
+            first, _, sex = names.person(rng)
+            people += [(first, a, sex), (first, b, sex)]
+        taken = {(f, la) for f, la, _ in people}
+
+        def fresh(last: str | None = None) -> tuple[str, str, str]:
+            """A person whose full name is not yet used: only the planned pairs collide."""
+            while True:
+                first, surname, sex = names.person(rng)
+                if (first, last or surname) not in taken:
+                    taken.add((first, last or surname))
+                    return first, last or surname, sex
+
+        for _ in range(4):  # households sharing a surname
+            last = rng.choice(names.SURNAMES)
+            people += [fresh(last) for _ in range(3)]
+        while len(people) < 64:
+            people.append(fresh())
+        rng.shuffle(people)
+        streets = ["Alder St", "Bayshore Ave", "Cypress Ln", "Dunmore Rd", "Elm Ct", "Fairway Dr"]
+        cities = ["Mercyvale, CA 95010", "Port Lorne, CA 95022", "Santa Ines, CA 95031"]
+        for first, last, sex in people:
+            dob = date(rng.randint(1938, 2012), rng.randint(1, 12), rng.randint(1, 28))
+            self.world.patients.append(
+                Patient(
+                    mrn=self.unique_digits(8, "MRN"),
+                    first=first,
+                    last=last,
+                    sex=sex,
+                    dob=dob.isoformat(),
+                    phone=f"(831) 555-{rng.randint(100, 199):04d}",
+                    address=f"{rng.randint(12, 9800)} {rng.choice(streets)}, {rng.choice(cities)}",
+                )
+            )
+
+    def coverages(self) -> None:
+        rng = self.rng
+        plans = self.world.plans
+        statuses = ["active"] * 7 + ["terminated", "inactive", "future"]
+        n = 0
+
+        def add(p: Patient, plan: Plan, rank: int, status: str) -> None:
+            nonlocal n
+            n += 1
+            if status == "future":
+                eff, term = (self.today.replace(day=1) + timedelta(days=32)).replace(day=1), None
+                effective, termination = eff.isoformat(), term
+            elif status == "terminated":
+                effective, termination = self.day(-900, -400), self.day(-120, -2)
+            else:
+                effective = self.day(-1500, -30)
+                termination = None if rng.random() < 0.8 else self.day(120, 500)
+            group = (
+                ""
+                if plan.kind in ("medicare_advantage", "delegated_group")
+                else (f"G{rng.randint(10000, 99999)}")
+            )
+            self.world.coverages.append(
+                Coverage(
+                    id=f"COV-{n:04d}",
+                    mrn=p.mrn,
+                    plan_id=plan.id,
+                    member_id=self.unique_digits(9, plan.member_prefix),
+                    group_number=group,
+                    rank=rank,
+                    status=status,
+                    effective=effective,
+                    termination=termination,
+                )
+            )
+
+        for i, p in enumerate(self.world.patients):
+            seniors = [pl for pl in plans if pl.kind in ("medicare_advantage", "delegated_group")]
+            others = [pl for pl in plans if pl not in seniors]
+            pool = seniors if p.dob < "1961-01-01" else others
+            primary = pool[i % len(pool)] if i < 2 * len(plans) else rng.choice(pool)
+            status = statuses[i % len(statuses)] if i < 20 else rng.choice(statuses)
+            add(p, primary, 1, status)
+            if status in ("terminated", "inactive") and rng.random() < 0.6:
+                # replacement coverage: the chart lists both, only one is good
+                add(p, rng.choice([pl for pl in pool if pl is not primary] or pool), 1, "active")
+            elif status == "active" and rng.random() < 0.15:
+                add(p, rng.choice(others), 2, "active")
+            elif status == "active" and rng.random() < 0.1:
+                add(p, rng.choice([pl for pl in pool if pl is not primary] or pool), 1, "future")
+
+    def providers(self) -> None:
+        rng = self.rng
+        for dept in DEPARTMENTS:
+            for _ in range(2):
+                first, last, _ = names.person(rng)
+                nine = "1" + "".join(rng.choice("0123456789") for _ in range(8))
+                self.world.providers.append(
+                    Provider(
+                        nine + npi_check_digit(nine),
+                        first,
+                        last,
+                        rng.choice(["MD", "MD", "DO"]),
+                        dept.name,
+                    )
+                )
+        for _ in range(3):  # referring primary-care physicians
+            first, last, _ = names.person(rng)
+            nine = "1" + "".join(rng.choice("0123456789") for _ in range(8))
+            self.world.providers.append(
+                Provider(nine + npi_check_digit(nine), first, last, "MD", "Family Medicine")
+            )
+
+    def payer_rules(self) -> None:
+        rng = self.rng
+        always = {"27447", "93458", "70553", "78452", "91110"}
+        imaging = {"72148", "73721", "74177", "70553", "78452"}
+        office = {"92134", "20610", "94010", "93306"}
+        for plan in self.world.plans:
+            for dept in DEPARTMENTS:
+                for proc in dept.procedures:
+                    code = proc.code
+                    if plan.kind == "medicaid_mco":
+                        req = code not in {"45378", "94010"}
+                    elif plan.id == "BVH-HMO":
+                        req = code not in office
+                    elif plan.id == "RME-EPO":
+                        req = code in always
+                    elif plan.kind in ("medicare_advantage", "delegated_group"):
+                        req = code not in office and code != "66984"
+                    else:
+                        req = code in always or code in imaging or code in {"29881", "29827"}
+                    if code not in always and rng.random() < 0.08:
+                        req = not req  # per-world variation so rules must be read, not recalled
+                    policy_id = f"{plan.member_prefix}-UM-{rng.randint(100, 999)}"
+                    self.world.payer_rules.append(
+                        PayerRule(
+                            plan.id,
+                            code,
+                            proc.description,
+                            req,
+                            policy_id,
+                            _policy_text(plan, proc, req, policy_id),
+                        )
+                    )
+
+    def referrals(self) -> None:
+        rng = self.rng
+        w = self.world
+        covs = {c.mrn: [x for x in w.coverages if x.mrn == c.mrn] for c in w.coverages}
+        patients = list(w.patients)
+        rng.shuffle(patients)
+        chosen = patients[:44] + patients[:4]  # four patients with two referrals
+        referring = [p for p in w.providers if p.department == "Family Medicine"]
+        for n, p in enumerate(chosen, start=1):
+            dept = DEPARTMENTS[(n * 7 + rng.randint(0, 5)) % len(DEPARTMENTS)]
+            provider = rng.choice([x for x in w.providers if x.department == dept.name])
+            cov = sorted(covs[p.mrn], key=lambda c: (c.status != "active", c.rank, c.id))[0]
+            dxs = rng.sample(list(dept.diagnoses), k=min(len(dept.diagnoses), rng.randint(1, 2)))
+            procs = rng.sample(list(dept.procedures), k=rng.randint(1, 2))
+            services = [_service(rng, proc) for proc in procs]
+            existing = None
+            if rng.random() < 0.15:
+                existing = f"AUTH{rng.randint(1000000, 9999999)}"
+            w.referrals.append(
+                Referral(
+                    id=f"REF-2026-{n:04d}",
+                    mrn=p.mrn,
+                    coverage_id=cov.id,
+                    department=dept.name,
+                    provider_npi=provider.npi,
+                    referring_npi=rng.choice(referring).npi,
+                    appointment=self.day(3, 60),
+                    created=self.day(-30, -1),
+                    urgency=rng.choice(["Routine"] * 5 + ["Urgent"]),
+                    reason=f"Evaluation and treatment: {dxs[0].description.lower()}",
+                    diagnoses=[
+                        ReferralDx(d.code, d.description, i == 0) for i, d in enumerate(dxs)
+                    ],
+                    services=services,
+                    existing_auth=existing,
+                )
+            )
+            self._referral_documents(w.referrals[-1], p, dept, provider)
+
+    def _referral_documents(
+        self, ref: Referral, p: Patient, dept: Department, provider: Provider
+    ) -> None:
+        rng = self.rng
+        doctor = f"{provider.first} {provider.last}, {provider.credential}"
+        visit = self.day(-40, -5)
+        self.doc(
+            p,
+            "clinical_note",
+            f"{dept.specialty} consultation",
+            visit,
+            doctor,
+            ref.id,
+            _clinical_note(p, ref, dept, doctor, visit, rng),
+        )
+        roll = rng.random()
+        lmn = _lmn(p, ref, self.world.plan(self._plan_of(ref.coverage_id)).name, doctor, rng)
+        if roll < 0.3:  # an older version the current letter supersedes
+            old = _lmn(p, ref, "Utilization Review Department", doctor, rng, older=True)
+            self.doc(
+                p,
+                "lmn",
+                "Letter of medical necessity",
+                self.day(-200, -90),
+                doctor,
+                ref.id,
+                old,
+                status="superseded",
+                version=1,
+            )
+            self.doc(
+                p,
+                "lmn",
+                "Letter of medical necessity",
+                self.day(-4, -1),
+                doctor,
+                ref.id,
+                lmn,
+                version=2,
+            )
+        elif roll < 0.5:  # an unsigned draft next to the signed letter
+            self.doc(p, "lmn", "Letter of medical necessity", self.day(-6, -2), doctor, ref.id, lmn)
+            self.doc(
+                p,
+                "lmn",
+                "Letter of medical necessity (draft)",
+                self.day(-1, -1),
+                doctor,
+                ref.id,
+                lmn.replace("Electronically signed", "DRAFT - NOT SIGNED. Pending"),
+                status="draft",
+                signed=False,
+            )
+        else:
+            self.doc(p, "lmn", "Letter of medical necessity", self.day(-6, -1), doctor, ref.id, lmn)
+        if dept.specialty in ("Radiology", "Orthopedics") or rng.random() < 0.3:
+            when = self.day(-60, -10)
+            self.doc(
+                p,
+                "imaging",
+                "Prior imaging report",
+                when,
+                "Radiology reading room",
+                ref.id,
+                _imaging(p, ref, when, rng),
+            )
+
+
+def generate_world(seed: int = DEFAULT_SEED, clock: str = DEFAULT_CLOCK) -> World:
+    """Build the whole world; the order of the sections is part of the determinism contract."""
+    datetime.fromisoformat(clock)  # reject a malformed clock early
+    g = _Gen(seed, clock)
+    g.plans()
+    g.patients()
+    g.coverages()
+    g.providers()
+    g.payer_rules()
+    g.referrals()
+    g.denials()
+    g.dme()
+    return g.world

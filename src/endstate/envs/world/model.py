@@ -1,0 +1,241 @@
+"""The world's records: plans, people, coverage, referrals, claims, orders, documents, rules.
+
+A world is a pure function of (seed, clock): the same pair gives a byte-identical JSON document,
+so a world is named by its id and pinned by the sha256 of that document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime
+from functools import cached_property
+from typing import Any
+
+GENERATOR_VERSION = "1"
+DEFAULT_CLOCK = "2026-03-02T09:00:00"
+DEFAULT_SEED = 20260302
+
+
+@dataclass(frozen=True)
+class Plan:
+    id: str
+    payer: str
+    name: str
+    kind: str  # commercial | medicare_advantage | medicaid_mco | delegated_group
+    portal: str | None  # "payer_a", "payer_b" or None (fax/phone only)
+    portal_username: str | None
+    portal_password: str | None
+    fax: str
+    phone: str
+    member_prefix: str
+    appeal_window_days: int
+    delegated_to: str | None = None
+
+
+@dataclass(frozen=True)
+class Patient:
+    mrn: str
+    first: str
+    last: str
+    sex: str
+    dob: str
+    phone: str
+    address: str
+
+
+@dataclass(frozen=True)
+class Coverage:
+    id: str
+    mrn: str
+    plan_id: str
+    member_id: str
+    group_number: str
+    rank: int  # 1 primary, 2 secondary
+    status: str  # active | inactive | terminated | future
+    effective: str
+    termination: str | None
+
+
+@dataclass(frozen=True)
+class Provider:
+    npi: str
+    first: str
+    last: str
+    credential: str
+    department: str
+
+
+@dataclass(frozen=True)
+class ReferralDx:
+    code: str
+    description: str
+    primary: bool
+
+
+@dataclass(frozen=True)
+class Service:
+    cpt: str
+    description: str
+    quantity: int
+    laterality: str | None  # RT, LT, 50 (bilateral) or None
+
+
+@dataclass(frozen=True)
+class Referral:
+    id: str
+    mrn: str
+    coverage_id: str
+    department: str
+    provider_npi: str
+    referring_npi: str
+    appointment: str
+    created: str
+    urgency: str
+    reason: str
+    diagnoses: list[ReferralDx]
+    services: list[Service]
+    existing_auth: str | None
+
+
+@dataclass(frozen=True)
+class DenialLine:
+    line: int
+    cpt: str
+    modifier: str | None
+    units: int
+    billed: float
+    allowed: float
+    paid: float
+    group: str
+    carc: str
+    carc_text: str
+    rarcs: list[str]
+
+
+@dataclass(frozen=True)
+class Denial:
+    claim_id: str
+    mrn: str
+    coverage_id: str
+    plan_id: str
+    provider_npi: str
+    service_date: str
+    submitted: str
+    denied: str
+    appeal_deadline: str
+    billed: float
+    paid: float
+    patient_responsibility: float
+    eft_trace: str
+    delegated_to: str | None
+    lines: list[DenialLine]
+    history: list[dict[str, str]]
+    notes: list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class DmeOrder:
+    id: str
+    mrn: str
+    coverage_id: str
+    hcpcs: str
+    description: str
+    quantity: int
+    ordering_npi: str
+    supplier: str
+    supplier_fax: str
+    required_documents: list[str]
+    ordered: str
+    status: str
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    mrn: str
+    kind: str
+    title: str
+    date: str
+    author: str
+    status: str  # final | draft | superseded
+    signed: bool
+    version: int
+    text: str
+    related_id: str | None = None
+
+
+@dataclass(frozen=True)
+class PayerRule:
+    plan_id: str
+    cpt: str
+    description: str
+    requires_auth: bool
+    policy_id: str
+    policy_text: str
+
+
+@dataclass
+class World:
+    generator_version: str
+    seed: int
+    clock: str
+    plans: list[Plan] = field(default_factory=list)
+    patients: list[Patient] = field(default_factory=list)
+    coverages: list[Coverage] = field(default_factory=list)
+    providers: list[Provider] = field(default_factory=list)
+    referrals: list[Referral] = field(default_factory=list)
+    denials: list[Denial] = field(default_factory=list)
+    dme_orders: list[DmeOrder] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+    payer_rules: list[PayerRule] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def canonical_json(self) -> str:
+        """The byte-stable serialisation the hash is taken over."""
+        return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False, indent=1)
+
+    @cached_property
+    def sha256(self) -> str:
+        """Hash of the canonical JSON; computed once (a world is not changed after generation)."""
+        return hashlib.sha256(self.canonical_json().encode()).hexdigest()
+
+    @property
+    def id(self) -> str:
+        return f"embedded-v{self.generator_version}-s{self.seed}-{self.sha256[:12]}"
+
+    @property
+    def today(self) -> date:
+        return datetime.fromisoformat(self.clock).date()
+
+    def patient(self, mrn: str) -> Patient:
+        return next(p for p in self.patients if p.mrn == mrn)
+
+    def plan(self, plan_id: str) -> Plan:
+        return next(p for p in self.plans if p.id == plan_id)
+
+
+def mdy(iso: str) -> str:
+    """ISO date → MM/DD/YYYY, the format every page shows and accepts."""
+    d = date.fromisoformat(iso[:10])
+    return f"{d.month:02d}/{d.day:02d}/{d.year:04d}"
+
+
+def npi_check_digit(first9: str) -> str:
+    """Luhn check digit over the NPI's 9 digits with the 80840 prefix (the NPI standard)."""
+    digits = [int(c) for c in "80840" + first9]
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2 == 0:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return str((10 - total % 10) % 10)
+
+
+def npi_valid(npi: str) -> bool:
+    return len(npi) == 10 and npi.isdigit() and npi_check_digit(npi[:9]) == npi[9]
