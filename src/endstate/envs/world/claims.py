@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from endstate.envs import catalog
-from endstate.envs.catalog import DEPARTMENTS
+from endstate.envs.catalog import DEPARTMENTS, Carc, Department
 from endstate.envs.world.gen_base import GenBase
 from endstate.envs.world.model import Denial, DenialLine, DmeOrder
 from endstate.envs.world.texts import _dme_text, _service
@@ -13,6 +13,38 @@ from endstate.envs.world.texts import _dme_text, _service
 
 class ClaimsGen(GenBase):
     """Denials (with their remittance lines) and DME orders, after the referrals."""
+
+    def _remittance_lines(self, dept: Department, carc: Carc) -> list[DenialLine]:
+        """One to three lines from the department's procedures; the first is always denied."""
+        rng = self.rng
+        lines: list[DenialLine] = []
+        for i, proc in enumerate(rng.sample(list(dept.procedures), k=rng.randint(1, 3)), 1):
+            svc = _service(rng, proc)
+            billed = self.money(proc.fee * svc.quantity * rng.uniform(0.9, 1.1))
+            denied_line = i == 1 or rng.random() < 0.4
+            group, reason = (carc.group, carc) if denied_line else ("CO", catalog.CARCS[0])
+            allowed = 0.0 if denied_line else self.money(billed * 0.62)
+            paid = 0.0 if denied_line else self.money(allowed * 0.8)
+            lines.append(
+                DenialLine(
+                    line=i,
+                    cpt=proc.code,
+                    modifier=svc.laterality,
+                    units=svc.quantity,
+                    billed=billed,
+                    allowed=allowed,
+                    paid=paid,
+                    group=group if denied_line else "CO",
+                    carc=reason.code if denied_line else "45",
+                    carc_text=reason.description
+                    if denied_line
+                    else "Charge exceeds fee schedule/maximum allowable",
+                    rarcs=list(reason.remarks[: rng.randint(0, len(reason.remarks))])
+                    if denied_line
+                    else [],
+                )
+            )
+        return lines
 
     def denials(self) -> None:
         rng = self.rng
@@ -35,33 +67,7 @@ class ClaimsGen(GenBase):
             carc = catalog.CARCS[n % len(catalog.CARCS)]
             if cov.status == "terminated":
                 carc = next(c for c in catalog.CARCS if c.code == "27")
-            lines: list[DenialLine] = []
-            for i, proc in enumerate(rng.sample(list(dept.procedures), k=rng.randint(1, 3)), 1):
-                svc = _service(rng, proc)
-                billed = self.money(proc.fee * svc.quantity * rng.uniform(0.9, 1.1))
-                denied_line = i == 1 or rng.random() < 0.4
-                group, reason = (carc.group, carc) if denied_line else ("CO", catalog.CARCS[0])
-                allowed = 0.0 if denied_line else self.money(billed * 0.62)
-                paid = 0.0 if denied_line else self.money(allowed * 0.8)
-                lines.append(
-                    DenialLine(
-                        line=i,
-                        cpt=proc.code,
-                        modifier=svc.laterality,
-                        units=svc.quantity,
-                        billed=billed,
-                        allowed=allowed,
-                        paid=paid,
-                        group=group if denied_line else "CO",
-                        carc=reason.code if denied_line else "45",
-                        carc_text=reason.description
-                        if denied_line
-                        else "Charge exceeds fee schedule/maximum allowable",
-                        rarcs=list(reason.remarks[: rng.randint(0, len(reason.remarks))])
-                        if denied_line
-                        else [],
-                    )
-                )
+            lines = self._remittance_lines(dept, carc)
             paid = self.money(sum(x.paid for x in lines))
             claim = f"CLM{self.unique_digits(9)}"
             w.denials.append(
