@@ -83,6 +83,62 @@ def _portal_url(ctx: Ctx, system: str | None, next_path: str = "") -> str:
     return url + (f"&next={next_path}" if next_path else "")
 
 
+def _tab_values(ctx: Ctx, ref: Any, tab: str) -> dict[str, Any]:
+    """What one tab of a referral shows, read when that tab is open."""
+    referral_id = ref["id"]
+    extra: dict[str, Any] = {}
+    if tab == "referral":
+        extra["provider"] = ctx.db.row(
+            "SELECT * FROM providers WHERE npi = ?", (ref["provider_npi"],)
+        )
+        extra["referring"] = ctx.db.row(
+            "SELECT * FROM providers WHERE npi = ?", (ref["referring_npi"],)
+        )
+    elif tab == "diagnoses":
+        extra["diagnoses"] = ctx.db.rows(
+            "SELECT * FROM referral_diagnoses WHERE referral_id = ? ORDER BY seq", (referral_id,)
+        )
+    elif tab == "services":
+        extra["services"] = ctx.db.rows(
+            "SELECT * FROM referral_services WHERE referral_id = ? ORDER BY seq", (referral_id,)
+        )
+    elif tab == "coverages":
+        extra["coverages"] = ctx.db.rows(
+            "SELECT c.*, pl.name AS plan_name, pl.payer FROM coverages c "
+            "JOIN plans pl ON pl.id = c.plan_id WHERE c.mrn = ? ORDER BY c.rank, c.effective DESC",
+            (ref["mrn"],),
+        )
+        plans = ctx.db.rows(
+            "SELECT DISTINCT pl.* FROM plans pl JOIN coverages c ON c.plan_id = pl.id "
+            "WHERE c.mrn = ? ORDER BY pl.name",
+            (ref["mrn"],),
+        )
+        extra["plans"] = [dict(p) | {"portal_url": _portal_url(ctx, p["portal"])} for p in plans]
+    elif tab == "documents":
+        extra["documents"] = ctx.db.rows(
+            "SELECT * FROM documents WHERE mrn = ? ORDER BY date DESC, id", (ref["mrn"],)
+        )
+        extra["kinds"] = catalog.DOCUMENT_KINDS
+        extra["fax_url"] = _portal_url(ctx, "fax", f"/compose?mrn={ref['mrn']}")
+    elif tab == "authorizations":
+        extra["auth_records"] = ctx.db.rows(
+            "SELECT * FROM auth_records WHERE referral_id = ? ORDER BY id DESC", (referral_id,)
+        )
+        extra["auth_statuses"] = catalog.AUTH_STATUSES
+        extra["auth_status_names"] = _AUTH_STATUSES
+        extra["toast"] = (
+            "Authorization recorded" if ctx.request.query_params.get("saved") == "auth" else ""
+        )
+    elif tab == "communications":
+        extra["notes"] = ctx.db.rows(
+            "SELECT * FROM notes WHERE subject_type = 'referral' AND subject_id = ? "
+            "ORDER BY id DESC",
+            (referral_id,),
+        )
+        extra["category_labels"] = _CATEGORIES
+    return extra
+
+
 def _referral_page(
     ctx: Ctx,
     referral_id: str,
@@ -115,55 +171,7 @@ def _referral_page(
         "form": form or {},
         "toast": "Note saved" if ctx.request.query_params.get("saved") == "note" else "",
     }
-    if tab == "referral":
-        values["provider"] = ctx.db.row(
-            "SELECT * FROM providers WHERE npi = ?", (ref["provider_npi"],)
-        )
-        values["referring"] = ctx.db.row(
-            "SELECT * FROM providers WHERE npi = ?", (ref["referring_npi"],)
-        )
-    elif tab == "diagnoses":
-        values["diagnoses"] = ctx.db.rows(
-            "SELECT * FROM referral_diagnoses WHERE referral_id = ? ORDER BY seq", (referral_id,)
-        )
-    elif tab == "services":
-        values["services"] = ctx.db.rows(
-            "SELECT * FROM referral_services WHERE referral_id = ? ORDER BY seq", (referral_id,)
-        )
-    elif tab == "coverages":
-        values["coverages"] = ctx.db.rows(
-            "SELECT c.*, pl.name AS plan_name, pl.payer FROM coverages c "
-            "JOIN plans pl ON pl.id = c.plan_id WHERE c.mrn = ? ORDER BY c.rank, c.effective DESC",
-            (ref["mrn"],),
-        )
-        plans = ctx.db.rows(
-            "SELECT DISTINCT pl.* FROM plans pl JOIN coverages c ON c.plan_id = pl.id "
-            "WHERE c.mrn = ? ORDER BY pl.name",
-            (ref["mrn"],),
-        )
-        values["plans"] = [dict(p) | {"portal_url": _portal_url(ctx, p["portal"])} for p in plans]
-    elif tab == "documents":
-        values["documents"] = ctx.db.rows(
-            "SELECT * FROM documents WHERE mrn = ? ORDER BY date DESC, id", (ref["mrn"],)
-        )
-        values["kinds"] = catalog.DOCUMENT_KINDS
-        values["fax_url"] = _portal_url(ctx, "fax", f"/compose?mrn={ref['mrn']}")
-    elif tab == "authorizations":
-        values["auth_records"] = ctx.db.rows(
-            "SELECT * FROM auth_records WHERE referral_id = ? ORDER BY id DESC", (referral_id,)
-        )
-        values["auth_statuses"] = catalog.AUTH_STATUSES
-        values["auth_status_names"] = _AUTH_STATUSES
-        values["toast"] = (
-            "Authorization recorded" if ctx.request.query_params.get("saved") == "auth" else ""
-        )
-    elif tab == "communications":
-        values["notes"] = ctx.db.rows(
-            "SELECT * FROM notes WHERE subject_type = 'referral' AND subject_id = ? "
-            "ORDER BY id DESC",
-            (referral_id,),
-        )
-        values["category_labels"] = _CATEGORIES
+    values |= _tab_values(ctx, ref, tab)
     return ctx.render("ehr/referral.html", status=status, **values)
 
 
