@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from endstate.scoring.judge import Judge
 
 HOSTILE_AGENT = Path(__file__).with_name("hostile_agent.py")
+HOSTILE_FILES = ("hostile_agent.py", "hostile_kit.py", "hostile_system.py")  # program, siblings
 SURVIVOR_MARK = b"es-rt-survivor"
 JUDGE_KEY_ENV = "ENDSTATE_JUDGE_API_KEY"
 Verdict = Literal["held", "broken", "skipped"]
@@ -181,8 +182,9 @@ def _hostile_agent_dir() -> Path:
     """The hostile agent's program in a folder of its own that the sandbox uid can read."""
     agent_dir = Path(tempfile.mkdtemp(prefix="endstate-redteam-agent-"))
     agent_dir.chmod(0o755)
-    shutil.copy(HOSTILE_AGENT, agent_dir / "hostile_agent.py")
-    (agent_dir / "hostile_agent.py").chmod(0o644)
+    for name in HOSTILE_FILES:
+        shutil.copy(HOSTILE_AGENT.with_name(name), agent_dir / name)
+        (agent_dir / name).chmod(0o644)
     return agent_dir
 
 
