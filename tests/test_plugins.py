@@ -99,3 +99,15 @@ def test_a_plugged_in_system_is_served_stored_graded_and_fingerprinted(tmp_path:
     assert fingerprint.returncode == 0, fingerprint.stderr
     pages = json.loads(fingerprint.stdout)["systems"]["toy_desk"]["pages"]
     assert pages["/answer"]["status"] == 200 and pages["/answer"]["forms"]
+
+
+def test_a_broken_plug_in_is_refused_in_one_line_naming_it(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(FIXTURES / "bad_plugins"), "NO_COLOR": "1"}
+    proc = subprocess.run(
+        [str(ENDSTATE), "run", "--agent", "null", "--out", str(tmp_path / "runs")],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "endstate.agents plug-in 'broken' (no_such_module_anywhere:KIND) failed to load" in (
+        proc.stderr
+    )

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 
 from endstate.agents.base import Agent
 from endstate.errors import EndstateError
+from endstate.plugins import Registry
 
 ENTRY_POINT_GROUP = "endstate.agents"
 
@@ -52,38 +52,17 @@ class AgentKind:
         return f"{self.name}:{self.argument}" if self.argument else self.name
 
 
-_REGISTERED: dict[str, AgentKind] = {}
-_LOADED = False
+KINDS: Registry[AgentKind] = Registry(ENTRY_POINT_GROUP, AgentKind, "endstate.agents.builtin_kinds")
 
 
 def register_agent(kind: AgentKind) -> AgentKind:
     """Add a kind; a name already taken is refused (a plug-in cannot shadow a built-in)."""
-    if kind.name in _REGISTERED and _REGISTERED[kind.name] is not kind:
-        raise EndstateError(f"agent kind {kind.name!r} is registered twice")
-    _REGISTERED[kind.name] = kind
-    return kind
+    return KINDS.register(kind)
 
 
 def agent_kinds() -> dict[str, AgentKind]:
     """Every kind: the built-ins, then those installed packages declare (loaded once)."""
-    global _LOADED
-    if not _LOADED:
-        _LOADED = True
-        from endstate.agents import builtin_kinds  # noqa: F401  registers the built-ins
-
-        for point in entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                kind = point.load()
-            except Exception as exc:
-                raise EndstateError(
-                    f"agent plug-in {point.name!r} ({point.value}) failed to load: {exc}"
-                ) from None
-            if not isinstance(kind, AgentKind):
-                raise EndstateError(
-                    f"agent plug-in {point.name!r} ({point.value}) is not an AgentKind"
-                )
-            register_agent(kind)
-    return dict(_REGISTERED)
+    return KINDS.items()
 
 
 def make_agent(spec: str, options: AgentOptions | None = None) -> Agent:

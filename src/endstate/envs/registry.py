@@ -16,13 +16,13 @@ import re
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starlette.routing import BaseRoute
 
 from endstate.errors import EndstateError
+from endstate.plugins import Registry
 
 if TYPE_CHECKING:
     import httpx
@@ -52,34 +52,23 @@ class System:
     walk: Callable[[httpx.AsyncClient, World], Awaitable[dict[str, Any]]] | None = None
 
 
-_REGISTERED: dict[str, System] = {}
-_LOADED = False
+def _check(system: System) -> None:
+    if not _NAME.fullmatch(system.name) or system.name == "grading":
+        raise EndstateError(f"system name {system.name!r}: lowercase letters, digits and _")
+
+
+SYSTEMS: Registry[System] = Registry(
+    ENTRY_POINT_GROUP, System, "endstate.envs.builtin_systems", check=_check
+)
 
 
 def register_system(system: System) -> System:
-    if not _NAME.fullmatch(system.name) or system.name == "grading":
-        raise EndstateError(f"system name {system.name!r}: lowercase letters, digits and _")
-    if system.name in _REGISTERED and _REGISTERED[system.name] is not system:
-        raise EndstateError(f"system {system.name!r} is registered twice")
-    _REGISTERED[system.name] = system
-    return system
+    return SYSTEMS.register(system)
 
 
 def systems() -> dict[str, System]:
     """Every system, built-ins first, then those installed packages declare (loaded once)."""
-    global _LOADED
-    if not _LOADED:
-        _LOADED = True
-        from endstate.envs import builtin_systems  # noqa: F401  registers the built-ins
-
-        for point in entry_points(group=ENTRY_POINT_GROUP):
-            system = point.load()
-            if not isinstance(system, System):
-                raise EndstateError(
-                    f"system plug-in {point.name!r} ({point.value}) is not a System"
-                )
-            register_system(system)
-    return dict(_REGISTERED)
+    return SYSTEMS.items()
 
 
 def system_names() -> tuple[str, ...]:

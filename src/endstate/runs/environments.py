@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 
 from endstate.errors import EndstateError
+from endstate.plugins import Registry
 from endstate.runs.environment import Environment
 
 ENTRY_POINT_GROUP = "endstate.environments"
@@ -36,37 +36,18 @@ class EnvironmentKind:
     summary: str = ""
 
 
-_REGISTERED: dict[str, EnvironmentKind] = {}
-_LOADED = False
+KINDS: Registry[EnvironmentKind] = Registry(
+    ENTRY_POINT_GROUP, EnvironmentKind, "endstate.runs.builtin_environments"
+)
 
 
 def register_environment(kind: EnvironmentKind) -> EnvironmentKind:
-    if kind.name in _REGISTERED and _REGISTERED[kind.name] is not kind:
-        raise EndstateError(f"environment kind {kind.name!r} is registered twice")
-    _REGISTERED[kind.name] = kind
-    return kind
+    return KINDS.register(kind)
 
 
 def environment_kinds() -> dict[str, EnvironmentKind]:
     """Every kind: the built-ins, then those installed packages declare (loaded once)."""
-    global _LOADED
-    if not _LOADED:
-        _LOADED = True
-        from endstate.runs import builtin_environments  # noqa: F401  registers the built-ins
-
-        for point in entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                kind = point.load()
-            except Exception as exc:
-                raise EndstateError(
-                    f"environment plug-in {point.name!r} ({point.value}) failed to load: {exc}"
-                ) from None
-            if not isinstance(kind, EnvironmentKind):
-                raise EndstateError(
-                    f"environment plug-in {point.name!r} ({point.value}) is not an EnvironmentKind"
-                )
-            register_environment(kind)
-    return dict(_REGISTERED)
+    return KINDS.items()
 
 
 def environment_kind(name: str) -> EnvironmentKind:
