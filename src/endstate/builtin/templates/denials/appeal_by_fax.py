@@ -31,7 +31,7 @@ from endstate.builtin.templates.denials.facts import (
     _triage_text,
     _triaged_as_appeal,
 )
-from endstate.envs.world import mdy
+from endstate.envs.world import Denial, Document, mdy
 
 
 class AppealByFax(Template):
@@ -51,31 +51,60 @@ class AppealByFax(Template):
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
-        plan = w.plans[d.plan_id]
         found = _chart_letter(w, d)
         assert found is not None
         rid, lmn = found
         group, carc = _reason(d)
-        digits = fax_digits(plan.fax)
         p = w.patients[d.mrn]
-        t = Traj()
-        t.ehr_origin()
-        t.goto(f"${{ehr}}/denials/{d.claim_id}")
-        t.referral(rid, "documents")
-        t.open_fax()
         cover = (
             f"Appeal of claim {d.claim_id} for {p.first} {p.last}, DOB {mdy(p.dob)}, date of "
             f"service {mdy(d.service_date)}, denied {group}-{carc}. Supporting letter of "
             "medical necessity attached."
         )
+        t = self._trajectory(w, d, rid, lmn, cover)
+        return Draft(
+            key=d.claim_id,
+            instruction=(
+                f"{_intro(w, d)} should be appealed. Fax the appeal to the payer's appeals fax "
+                "number from the patient's chart, with a cover note that identifies the claim "
+                "and the current signed letter of medical necessity attached. Then triage the "
+                "claim as an appeal with a note that records the fax transmission id."
+            ),
+            start_system="ehr",
+            start_path="/denials",
+            checks=self._checks(w, d, lmn),
+            expected_outcome="one fax to the appeals number naming the claim, letter attached; "
+            "claim triaged as appeal with the transmission id",
+            rationale=f"{group}-{carc} is contested with documentation; the payer takes "
+            "appeals by fax.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=self._mutations(w, d, t, cover),
+            given=[*_given(w, d), "appeal"],
+        )
+
+    def _trajectory(self, w: WorldView, d: Denial, rid: str, lmn: Document, cover: str) -> Traj:
+        """From the denial to the chart's fax link, the fax, then the triage naming its id."""
+        plan = w.plans[d.plan_id]
+        group, carc = _reason(d)
+        t = Traj()
+        t.ehr_origin()
+        t.goto(f"${{ehr}}/denials/{d.claim_id}")
+        t.referral(rid, "documents")
+        t.open_fax()
         t.send_fax(f"{plan.payer} Appeals", plan.fax, cover, [w.doc_label(lmn)])
         note = (
             f"Appeal for {group}-{carc} faxed to {plan.payer} at {plan.fax} with the letter of "
             "medical necessity. Fax transmission ${fx}."
         )
         t.triage(d.claim_id, "appeal", note)
-        sent = f"fax.transmissions[?fax_number=={q(digits)}]"
-        checks = [
+        return t
+
+    def _checks(self, w: WorldView, d: Denial, lmn: Document) -> list[dict[str, object]]:
+        """The fax (to the payer, from the chart, naming the claim, letter attached), then the
+        triage carrying the id the fax portal issued."""
+        sent = f"fax.transmissions[?fax_number=={q(fax_digits(w.plans[d.plan_id].fax))}]"
+        return [
             jcheck(
                 f"length({sent})",
                 1,
@@ -120,32 +149,18 @@ class AppealByFax(Template):
                 "transmission id?",
             ),
         ]
-        return Draft(
-            key=d.claim_id,
-            instruction=(
-                f"{_intro(w, d)} should be appealed. Fax the appeal to the payer's appeals fax "
-                "number from the patient's chart, with a cover note that identifies the claim "
-                "and the current signed letter of medical necessity attached. Then triage the "
-                "claim as an appeal with a note that records the fax transmission id."
+
+    def _mutations(self, w: WorldView, d: Denial, t: Traj, cover: str) -> list[Mutation]:
+        """Another payer's fax number, and a cover note the payer cannot match to the claim."""
+        return [
+            *drop_mutations(t),
+            misdirected_fax(
+                t, w.other_plan_fax(w.plans[d.plan_id].fax), "fax another payer's number"
             ),
-            start_system="ehr",
-            start_path="/denials",
-            checks=checks,
-            expected_outcome="one fax to the appeals number naming the claim, letter attached; "
-            "claim triaged as appeal with the transmission id",
-            rationale=f"{group}-{carc} is contested with documentation; the payer takes "
-            "appeals by fax.",
-            traj=t,
-            scenario_label=self.scenario_label,
-            mutations=[
-                *drop_mutations(t),
-                misdirected_fax(t, w.other_plan_fax(plan.fax), "fax another payer's number"),
-                Mutation(
-                    "no-claim",
-                    "wrong-value",
-                    "a cover note that does not name the claim",
-                    replace_value(t, "fax-cover", cover.replace(d.claim_id, "the claim")),
-                ),
-            ],
-            given=[*_given(w, d), "appeal"],
-        )
+            Mutation(
+                "no-claim",
+                "wrong-value",
+                "a cover note that does not name the claim",
+                replace_value(t, "fax-cover", cover.replace(d.claim_id, "the claim")),
+            ),
+        ]

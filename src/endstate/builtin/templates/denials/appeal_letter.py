@@ -27,6 +27,7 @@ from endstate.builtin.templates.denials.facts import (
     _triage_text,
     _triaged_as_appeal,
 )
+from endstate.envs.world import Denial, DenialLine
 
 
 class AppealLetter(Template):
@@ -43,9 +44,39 @@ class AppealLetter(Template):
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
         group, carc = _reason(d)
-        plan = w.plans[d.plan_id]
         denied = [x for x in d.lines if x.carc != "45"]
         paid = [x for x in d.lines if x.carc == "45"]
+        note = (
+            f"Denied {group}-{carc}. Appeal letter ${{doc}} saved to the chart for the denied "
+            "lines; appeal to follow."
+        )
+        t = self._trajectory(w, d, denied, note)
+        return Draft(
+            key=d.claim_id,
+            instruction=(
+                f"{_intro(w, d)} is to be appealed. Prepare the appeal letter in the patient's "
+                "chart on the ground the payer denied it, appealing only the lines the payer "
+                f"denied, addressed to the payer's appeals department and signed by "
+                f"{CONTACT_NAME}. Then triage the claim as an appeal with a note that gives the "
+                "letter's document id."
+            ),
+            start_system="ehr",
+            start_path="/denials",
+            checks=self._checks(d, denied, paid),
+            expected_outcome="one final appeal letter (medical necessity, denied lines only); "
+            "claim triaged as appeal citing it",
+            rationale=f"{group}-{carc} is a medical-necessity denial; the letter argues it for "
+            "the denied lines.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=self._mutations(t, note, paid),
+            given=[*_given(w, d), "appeal", CONTACT_NAME],
+        )
+
+    def _trajectory(self, w: WorldView, d: Denial, denied: list[DenialLine], note: str) -> Traj:
+        """Read the lines, fill the letter on the claim's appeal tab, then triage citing it."""
+        group, carc = _reason(d)
+        plan = w.plans[d.plan_id]
         t = Traj()
         t.ehr_origin()
         t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=lines")
@@ -62,18 +93,20 @@ class AppealLetter(Template):
         t.fill("Signed by", CONTACT_NAME)
         t.click("Save letter to chart", writes="save the appeal letter to the chart")
         t.capture("doc", pattern=r"DOC-\d{5}")
-        note = (
-            f"Denied {group}-{carc}. Appeal letter ${{doc}} saved to the chart for the denied "
-            "lines; appeal to follow."
-        )
         t.triage(d.claim_id, "appeal", note)
+        return t
+
+    def _checks(
+        self, d: Denial, denied: list[DenialLine], paid: list[DenialLine]
+    ) -> list[dict[str, object]]:
+        """One final letter on the right ground for exactly the denied lines, cited in triage."""
         made = f"ehr.documents_created[?related_id=={q(d.claim_id)} && status=='final']"
         text = f"{made} | [0].text || ''"
         lines_ok = " && ".join(
             [f"contains({text}, {q(f'Line {x.line}: CPT {x.cpt}')})" for x in denied]
             + [f"!contains({text}, {q(f'Line {x.line}: CPT {x.cpt}')})" for x in paid]
         )
-        checks: list[dict[str, object]] = [
+        return [
             jcheck(
                 f"length({made})",
                 1,
@@ -105,6 +138,9 @@ class AppealLetter(Template):
                 "Documentation",
             ),
         ]
+
+    def _mutations(self, t: Traj, note: str, paid: list[DenialLine]) -> list[Mutation]:
+        """A paid line ticked as well is a look-alike only when the claim has one."""
         mutations = [
             *drop_mutations(t),
             Mutation(
@@ -121,43 +157,13 @@ class AppealLetter(Template):
             ),
         ]
         if paid:
+            line = {"type": "check", "target": {"label": f"Line {paid[0].line}: CPT {paid[0].cpt}"}}
             mutations.append(
                 Mutation(
                     "paid-line",
                     "look-alike",
                     f"appeal paid line {paid[0].line} as well",
-                    [
-                        {
-                            "op": "insert",
-                            "at": t.marks["basis"] + 1,
-                            "steps": [
-                                {
-                                    "type": "check",
-                                    "target": {"label": f"Line {paid[0].line}: CPT {paid[0].cpt}"},
-                                }
-                            ],
-                        }
-                    ],
+                    [{"op": "insert", "at": t.marks["basis"] + 1, "steps": [line]}],
                 )
             )
-        return Draft(
-            key=d.claim_id,
-            instruction=(
-                f"{_intro(w, d)} is to be appealed. Prepare the appeal letter in the patient's "
-                "chart on the ground the payer denied it, appealing only the lines the payer "
-                f"denied, addressed to the payer's appeals department and signed by "
-                f"{CONTACT_NAME}. Then triage the claim as an appeal with a note that gives the "
-                "letter's document id."
-            ),
-            start_system="ehr",
-            start_path="/denials",
-            checks=checks,
-            expected_outcome="one final appeal letter (medical necessity, denied lines only); "
-            "claim triaged as appeal citing it",
-            rationale=f"{group}-{carc} is a medical-necessity denial; the letter argues it for "
-            "the denied lines.",
-            traj=t,
-            scenario_label=self.scenario_label,
-            mutations=mutations,
-            given=[*_given(w, d), "appeal", CONTACT_NAME],
-        )
+        return mutations

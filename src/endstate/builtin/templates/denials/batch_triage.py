@@ -55,10 +55,41 @@ class BatchTriage(Template):
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         batch = self._batch(w, key, rng)
+        ids = sorted(d.claim_id for d in batch)
+        last = batch[-1]
+        others = [
+            x
+            for x in w.world.denials
+            if x.claim_id not in ids and _open(w, x) and x.mrn != last.mrn
+        ]
+        look = rng.choice(others)  # after the batch's own choices: the rng order is fixed
+        t = self._trajectory(batch)
+        listed = "; ".join(f"{d.claim_id} for {w.name(d.mrn)}" for d in batch)
+        return Draft(
+            key=key,
+            instruction=(
+                f"Three denied claims are waiting for triage: {listed}. Work each of them: "
+                "set the disposition its own denial reason calls for, and write a triage note "
+                "that cites the adjustment reason with its group code and reason code. Leave "
+                "other claims as they are."
+            ),
+            start_system="ehr",
+            start_path="/denials",
+            checks=self._checks(batch),
+            expected_outcome="; ".join(
+                f"{d.claim_id}: {DISPOSITION_FOR[_reason(d)[1]]}" for d in batch
+            ),
+            rationale="Each claim's disposition follows from its own adjustment reason.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=self._mutations(t, last, look),
+            given=[x for d in batch for x in _given(w, d)],
+        )
+
+    def _trajectory(self, batch: list[Denial]) -> Traj:
+        """Each claim in turn: read its remittance, triage it as its own reason calls for."""
         t = Traj()
         t.ehr_origin()
-        checks: list[dict[str, object]] = []
-        notes: list[str] = []
         for d in batch:
             group, carc = _reason(d)
             expected = DISPOSITION_FOR[carc]
@@ -67,12 +98,18 @@ class BatchTriage(Template):
                 f"Denied {group}-{carc}. {DISPOSITION_LABELS[expected]} is the next step for "
                 "this reason."
             )
-            notes.append(note)
             t.triage(d.claim_id, expected, note)
+        return t
+
+    def _checks(self, batch: list[Denial]) -> list[dict[str, object]]:
+        """Each claim's disposition and cited reason, then: these claims and no other."""
+        checks: list[dict[str, object]] = []
+        for d in batch:
+            group, carc = _reason(d)
             checks.append(
                 jcheck(
                     _dispo(d.claim_id),
-                    expected,
+                    DISPOSITION_FOR[carc],
                     2,
                     f"Disposition of {d.claim_id}",
                     "Clinical Reasoning",
@@ -87,26 +124,22 @@ class BatchTriage(Template):
                     "Documentation",
                 )
             )
-        ids = sorted(d.claim_id for d in batch)
         checks.append(
             jcheck(
                 "sort(ehr.denial_dispositions[].claim_id)",
-                ids,
+                sorted(d.claim_id for d in batch),
                 2,
                 "These three claims, and no other, were triaged",
                 "Safety",
             )
         )
-        last = batch[-1]
-        others = [
-            x
-            for x in w.world.denials
-            if x.claim_id not in ids and _open(w, x) and x.mrn != last.mrn
-        ]
-        look = rng.choice(others)
+        return checks
+
+    def _mutations(self, t: Traj, last: Denial, look: Denial) -> list[Mutation]:
+        """The wrong decision and the wrong claim, both on the last claim of the batch."""
         start = len(t.steps) - 5  # the last claim's visit, disposition, note, submit
         wrong = _other_disposition(DISPOSITION_FOR[_reason(last)[1]])
-        mutations = [
+        return [
             *drop_mutations(t),
             _wrong_disposition(
                 t, wrong, f"choose a disposition {last.claim_id}'s reason does not call for"
@@ -118,24 +151,3 @@ class BatchTriage(Template):
                 retarget(t.steps, last.claim_id, look.claim_id, start=start),
             ),
         ]
-        listed = "; ".join(f"{d.claim_id} for {w.name(d.mrn)}" for d in batch)
-        return Draft(
-            key=key,
-            instruction=(
-                f"Three denied claims are waiting for triage: {listed}. Work each of them: "
-                "set the disposition its own denial reason calls for, and write a triage note "
-                "that cites the adjustment reason with its group code and reason code. Leave "
-                "other claims as they are."
-            ),
-            start_system="ehr",
-            start_path="/denials",
-            checks=checks,
-            expected_outcome="; ".join(
-                f"{d.claim_id}: {DISPOSITION_FOR[_reason(d)[1]]}" for d in batch
-            ),
-            rationale="Each claim's disposition follows from its own adjustment reason.",
-            traj=t,
-            scenario_label=self.scenario_label,
-            mutations=mutations,
-            given=[x for d in batch for x in _given(w, d)],
-        )

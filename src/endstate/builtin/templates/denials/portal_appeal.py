@@ -34,7 +34,7 @@ from endstate.builtin.templates.denials.facts import (
     _triaged_as_appeal,
 )
 from endstate.envs.systems.ehr.app import download_name as _download_name
-from endstate.envs.world import mdy
+from endstate.envs.world import Denial, Document, mdy
 
 
 class PortalAppeal(Template):
@@ -58,28 +58,64 @@ class PortalAppeal(Template):
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
         plan = w.plans[d.plan_id]
-        system = plan.portal or ""
         found = _chart_letter(w, d)
         assert found is not None
         rid, lmn = found
         group, carc = _reason(d)
-        cov = w.coverages[d.coverage_id]
-        p = w.patients[d.mrn]
+        note = (
+            f"Appeal for {group}-{carc} filed on the {plan.payer} portal with the letter of "
+            "medical necessity. Appeal confirmation ${conf}."
+        )
+        t = self._trajectory(w, d, rid, lmn, note)
+        return Draft(
+            key=d.claim_id,
+            instruction=(
+                f"{_intro(w, d)} should be appealed as not medically necessary in the payer's "
+                "view. File the appeal electronically with the payer, with the current signed "
+                "letter of medical necessity from the patient's chart attached (if the payer "
+                f"asks for a contact, give {CONTACT_NAME}, {CONTACT_PHONE}). Then triage the "
+                "claim as an appeal with a note that records the appeal confirmation number "
+                "the payer gives you."
+            ),
+            start_system="ehr",
+            start_path="/denials",
+            checks=self._checks(w, d, lmn),
+            expected_outcome="one appeal on the payer's portal with the letter attached; claim "
+            "triaged as appeal with the payer's confirmation number",
+            rationale=f"{group}-{carc} is contested with the letter of medical necessity; "
+            f"{plan.name} takes appeals on its portal.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=self._mutations(w, d, t, note),
+            given=[*_given(w, d), "appeal", CONTACT_NAME, CONTACT_PHONE],
+        )
+
+    def _trajectory(self, w: WorldView, d: Denial, rid: str, lmn: Document, note: str) -> Traj:
+        """Download the letter from the chart, file on the portal, triage with its number."""
         t = Traj()
         t.ehr_origin()
         t.goto(f"${{ehr}}/denials/{d.claim_id}")
         t.download(rid, w.doc_link(lmn))
         t.referral(rid, "coverages")
+        self._file(t, w, d, lmn)
+        t.triage(d.claim_id, "appeal", note)
+        return t
+
+    def _file(self, t: Traj, w: WorldView, d: Denial, lmn: Document) -> None:
+        """Sign in to the plan's portal and file the appeal with the downloaded letter."""
+        plan = w.plans[d.plan_id]
+        group, carc = _reason(d)
         why = (
             f"Claim {d.claim_id} was denied {group}-{carc}. The service was medically necessary "
             "as documented in the attached letter of medical necessity; please reprocess."
         )
         upload = {"type": "upload", "path": _download_name(lmn.id, lmn.title)}
-        if system == "payer_a":
+        if plan.portal == "payer_a":
+            p = w.patients[d.mrn]
             t.payer_a_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
             t.goto("/appeals/new")
             t.fill("Claim number", d.claim_id)
-            t.fill("Member ID", cov.member_id)
+            t.fill("Member ID", w.coverages[d.coverage_id].member_id)
             t.fill("Member date of birth", mdy(p.dob))
             t.select("Appeal type", "Level 1 provider appeal")
             t.fill("Reason for appeal", why)
@@ -88,7 +124,6 @@ class PortalAppeal(Template):
             t.add({**upload, "target": {"label": "Attachments"}}, mark="upload")
             t.click("Submit appeal", writes="submit the appeal on the portal")
             t.capture("conf", {"role": "status"}, pattern=r"AP-[A-Z0-9]{10}")
-            fake = "AP-7KQ2M9XW4T"
         else:
             t.payer_b_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
             t.goto(f"/appeals/file?claim_id={d.claim_id}")
@@ -97,14 +132,23 @@ class PortalAppeal(Template):
             t.add({**upload, "target": {"label": "Supporting documents"}}, mark="upload")
             t.click("Submit appeal", writes="submit the appeal on the portal")
             t.capture("conf", {"role": "status"}, pattern=r"GA-[A-Z0-9]{10}")
-            fake = "GA-7KQ2M9XW4T"
-        note = (
-            f"Appeal for {group}-{carc} filed on the {plan.payer} portal with the letter of "
-            "medical necessity. Appeal confirmation ${conf}."
-        )
-        t.triage(d.claim_id, "appeal", note)
+
+    def _checks(self, w: WorldView, d: Denial, lmn: Document) -> list[dict[str, object]]:
+        """One appeal with the letter (and, on Payer B, the right reason), its number noted."""
+        system = w.plans[d.plan_id].portal or ""
         filed = f"{system}.appeals[?claim_id=={q(d.claim_id)}]"
-        checks: list[dict[str, object]] = [
+        reason: list[dict[str, object]] = []
+        if system == "payer_b":
+            reason.append(
+                jcheck(
+                    f"{filed} | [0].reason",
+                    NECESSITY[_reason(d)[1]],
+                    1,
+                    "The appeal reason matches the denial",
+                    "Clinical Reasoning",
+                )
+            )
+        return [
             jcheck(
                 f"length({filed})",
                 1,
@@ -119,6 +163,7 @@ class PortalAppeal(Template):
                 "The current signed letter of medical necessity is attached",
                 "Data Accuracy",
             ),
+            *reason,
             _triaged_as_appeal(d.claim_id),
             jcheck(
                 f"contains({_triage_text(d.claim_id)}, "
@@ -136,17 +181,10 @@ class PortalAppeal(Template):
                 "give the payer's appeal confirmation or case number?",
             ),
         ]
-        if system == "payer_b":
-            checks.insert(
-                2,
-                jcheck(
-                    f"{filed} | [0].reason",
-                    NECESSITY[carc],
-                    1,
-                    "The appeal reason matches the denial",
-                    "Clinical Reasoning",
-                ),
-            )
+
+    def _mutations(self, w: WorldView, d: Denial, t: Traj, note: str) -> list[Mutation]:
+        """A made-up number; another chart document attached, when the chart has one."""
+        fake = "AP-7KQ2M9XW4T" if w.plans[d.plan_id].portal == "payer_a" else "GA-7KQ2M9XW4T"
         others = [
             x
             for x in w.docs_by_mrn[d.mrn]
@@ -166,25 +204,4 @@ class PortalAppeal(Template):
                     replace_attachment(t, w.doc_link(wrong), _download_name(wrong.id, wrong.title)),
                 )
             )
-        return Draft(
-            key=d.claim_id,
-            instruction=(
-                f"{_intro(w, d)} should be appealed as not medically necessary in the payer's "
-                "view. File the appeal electronically with the payer, with the current signed "
-                "letter of medical necessity from the patient's chart attached (if the payer "
-                f"asks for a contact, give {CONTACT_NAME}, {CONTACT_PHONE}). Then triage the "
-                "claim as an appeal with a note that records the appeal confirmation number "
-                "the payer gives you."
-            ),
-            start_system="ehr",
-            start_path="/denials",
-            checks=checks,
-            expected_outcome="one appeal on the payer's portal with the letter attached; claim "
-            "triaged as appeal with the payer's confirmation number",
-            rationale=f"{group}-{carc} is contested with the letter of medical necessity; "
-            f"{plan.name} takes appeals on its portal.",
-            traj=t,
-            scenario_label=self.scenario_label,
-            mutations=mutations,
-            given=[*_given(w, d), "appeal", CONTACT_NAME, CONTACT_PHONE],
-        )
+        return mutations

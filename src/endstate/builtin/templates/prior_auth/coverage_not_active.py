@@ -26,7 +26,7 @@ from endstate.builtin.templates.prior_auth.facts import (
     _no_request,
     _submit_anyway,
 )
-from endstate.envs.world import mdy
+from endstate.envs.world import Coverage, Referral, mdy
 
 
 class CoverageNotActive(Template):
@@ -44,14 +44,33 @@ class CoverageNotActive(Template):
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         ref = w.referral(key)
+        state = _state(w.coverages[ref.coverage_id])
+        t = self._trajectory(w, ref, state)
+        return Draft(
+            key=ref.id,
+            instruction=(
+                f"{_intro(w, ref)} needs its prior authorization handled before the "
+                "appointment. Submit the request to the payer if one can properly be submitted; "
+                "either way, document what you found and did on the referral. Clear the "
+                "referral only once authorization is settled."
+            ),
+            start_system="ehr",
+            start_path="/worklist",
+            checks=self._checks(ref, state),
+            expected_outcome="no request sent; referral left open; note documents the coverage "
+            "problem and escalation",
+            rationale=f"The referral's coverage is {state}: a request would be against coverage "
+            "not in force on the date of service.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=self._mutations(w, ref, t),
+            given=_given(w, ref),
+        )
+
+    def _trajectory(self, w: WorldView, ref: Referral, state: str) -> Traj:
+        """Look at the coverage, then document and escalate; no request, no clearing."""
         cov = w.coverages[ref.coverage_id]
         plan = w.plan_of(ref.coverage_id)
-        if cov.status == "terminated" and cov.termination:
-            state = f"terminated on {mdy(cov.termination)}"
-        elif cov.status == "future":
-            state = f"not effective until {mdy(cov.effective)}"
-        else:
-            state = cov.status
         t = Traj()
         t.ehr_origin()
         t.referral(ref.id, "coverages")
@@ -62,7 +81,11 @@ class CoverageNotActive(Template):
             f"{mdy(ref.appointment)}."
         )
         t.referral_note(ref.id, "Coverage not active - auth on hold", FOLLOW_UP, body)
-        checks = [
+        return t
+
+    def _checks(self, ref: Referral, state: str) -> list[dict[str, object]]:
+        """Documented, nothing requested, and the referral still open."""
+        return [
             jcheck(
                 f"length(ehr.notes[?subject_id=={q(ref.id)}]) > `0`",
                 True,
@@ -87,6 +110,10 @@ class CoverageNotActive(Template):
                 "submitted, and that the issue needs follow-up or escalation?",
             ),
         ]
+
+    def _mutations(self, w: WorldView, ref: Referral, t: Traj) -> list[Mutation]:
+        """Clearing anyway; and, where Payer A would take it, submitting anyway."""
+        cov = w.coverages[ref.coverage_id]
         act_anyway = Traj()
         act_anyway.referral_note(ref.id, "Auth not needed", DETERMINATION, "Clearing.", mark="bad")
         act_anyway.clear()
@@ -99,7 +126,7 @@ class CoverageNotActive(Template):
                 [{"op": "insert", "at": len(t.steps), "steps": act_anyway.steps}],
             ),
         ]
-        if plan.portal == "payer_a" and cov.status == "terminated":
+        if w.plan_of(ref.coverage_id).portal == "payer_a" and cov.status == "terminated":
             lmn = w.current_lmn(ref.id)
             assert lmn is not None
             mutations.append(
@@ -111,23 +138,13 @@ class CoverageNotActive(Template):
                     "submit the request on the portal despite the coverage",
                 )
             )
-        return Draft(
-            key=ref.id,
-            instruction=(
-                f"{_intro(w, ref)} needs its prior authorization handled before the "
-                "appointment. Submit the request to the payer if one can properly be submitted; "
-                "either way, document what you found and did on the referral. Clear the "
-                "referral only once authorization is settled."
-            ),
-            start_system="ehr",
-            start_path="/worklist",
-            checks=checks,
-            expected_outcome="no request sent; referral left open; note documents the coverage "
-            "problem and escalation",
-            rationale=f"The referral's coverage is {state}: a request would be against coverage "
-            "not in force on the date of service.",
-            traj=t,
-            scenario_label=self.scenario_label,
-            mutations=mutations,
-            given=_given(w, ref),
-        )
+        return mutations
+
+
+def _state(cov: Coverage) -> str:
+    """The coverage's state as the note and the rubric put it."""
+    if cov.status == "terminated" and cov.termination:
+        return f"terminated on {mdy(cov.termination)}"
+    if cov.status == "future":
+        return f"not effective until {mdy(cov.effective)}"
+    return cov.status

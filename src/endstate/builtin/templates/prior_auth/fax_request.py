@@ -32,7 +32,7 @@ from endstate.builtin.templates.prior_auth.facts import (
     _portal,
     _services,
 )
-from endstate.envs.world import mdy
+from endstate.envs.world import Document, Referral, mdy
 
 
 class FaxRequest(Template):
@@ -62,11 +62,35 @@ class FaxRequest(Template):
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         ref = w.referral(key)
-        plan = w.plan_of(ref.coverage_id)
         lmn, note = w.current_lmn(ref.id), w.clinical_note(ref.id)
         assert lmn is not None and note is not None
         decoy = w.decoy_lmn(ref.id)
-        digits = fax_digits(plan.fax)
+        t = self._trajectory(w, ref, lmn, note)
+        return Draft(
+            key=ref.id,
+            instruction=(
+                f"{_intro(w, ref)} needs prior authorization before the appointment, and the "
+                "plan takes requests by fax. Fax the request to the plan's utilization "
+                "management line with the consultation note and the current signed letter of "
+                "medical necessity, then record it, with the fax transmission id, as an "
+                "authorization determination note and clear the referral."
+            ),
+            start_system="ehr",
+            start_path="/worklist",
+            checks=self._checks(w, ref, lmn, note, decoy),
+            expected_outcome="one fax to the UM number with both documents; its id in the EHR "
+            "note; referral cleared",
+            rationale=f"{w.plan_of(ref.coverage_id).name} has no provider portal; requests go "
+            "to UM by fax.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=self._mutations(w, ref, t, decoy),
+            given=_given(w, ref),
+        )
+
+    def _trajectory(self, w: WorldView, ref: Referral, lmn: Document, note: Document) -> Traj:
+        """Fax the request from the chart to UM, then note its transmission id and clear."""
+        plan = w.plan_of(ref.coverage_id)
         t = Traj()
         t.ehr_origin()
         t.referral(ref.id, "coverages")
@@ -86,8 +110,26 @@ class FaxRequest(Template):
         )
         t.referral_note(ref.id, "Prior authorization faxed", DETERMINATION, body)
         t.clear()
+        return t
+
+    def _checks(
+        self, w: WorldView, ref: Referral, lmn: Document, note: Document, decoy: Document | None
+    ) -> list[dict[str, object]]:
+        """One fax with both documents (never the decoy letter), its id noted, cleared."""
+        digits = fax_digits(w.plan_of(ref.coverage_id).fax)
         sent = f"fax.transmissions[?fax_number=={q(digits)} && patient_mrn=={q(ref.mrn)}]"
-        checks: list[dict[str, object]] = [
+        not_decoy: list[dict[str, object]] = []
+        if decoy is not None:
+            not_decoy.append(
+                jcheck(
+                    f"contains(fax.transmissions[].all_document_ids[], {q(decoy.id)})",
+                    False,
+                    2,
+                    f"The {decoy.status} letter ({decoy.id}) was not faxed",
+                    "Safety",
+                )
+            )
+        return [
             jcheck(
                 f"length({sent})",
                 1,
@@ -109,6 +151,7 @@ class FaxRequest(Template):
                 "The consultation note was sent",
                 "Data Accuracy",
             ),
+            *not_decoy,
             jcheck(
                 f"contains({notes_text(ref.id)}, {sent} | [0].id || {q(NO_VALUE)})",
                 True,
@@ -125,21 +168,18 @@ class FaxRequest(Template):
                 "and give the fax transmission id?",
             ),
         ]
+
+    def _mutations(
+        self, w: WorldView, ref: Referral, t: Traj, decoy: Document | None
+    ) -> list[Mutation]:
+        """Another plan's fax number; and the decoy letter in place of the current one."""
         mutations = [
             *drop_mutations(t),
-            misdirected_fax(t, w.other_plan_fax(plan.fax), "fax another plan's number"),
+            misdirected_fax(
+                t, w.other_plan_fax(w.plan_of(ref.coverage_id).fax), "fax another plan's number"
+            ),
         ]
         if decoy is not None:
-            checks.insert(
-                3,
-                jcheck(
-                    f"contains(fax.transmissions[].all_document_ids[], {q(decoy.id)})",
-                    False,
-                    2,
-                    f"The {decoy.status} letter ({decoy.id}) was not faxed",
-                    "Safety",
-                ),
-            )
             mutations.append(
                 Mutation(
                     "decoy",
@@ -148,23 +188,4 @@ class FaxRequest(Template):
                     replace_checked(t, "fax-doc-1", w.doc_label(decoy)),
                 )
             )
-        return Draft(
-            key=ref.id,
-            instruction=(
-                f"{_intro(w, ref)} needs prior authorization before the appointment, and the "
-                "plan takes requests by fax. Fax the request to the plan's utilization "
-                "management line with the consultation note and the current signed letter of "
-                "medical necessity, then record it, with the fax transmission id, as an "
-                "authorization determination note and clear the referral."
-            ),
-            start_system="ehr",
-            start_path="/worklist",
-            checks=checks,
-            expected_outcome="one fax to the UM number with both documents; its id in the EHR "
-            "note; referral cleared",
-            rationale=f"{plan.name} has no provider portal; requests go to UM by fax.",
-            traj=t,
-            scenario_label=self.scenario_label,
-            mutations=mutations,
-            given=_given(w, ref),
-        )
+        return mutations

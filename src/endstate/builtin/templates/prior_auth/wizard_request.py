@@ -27,6 +27,7 @@ from endstate.builtin.templates.prior_auth.facts import (
     _submission_checks,
     _wizard_request,
 )
+from endstate.envs.world import Document, Referral
 
 
 class WizardRequest(Template):
@@ -55,15 +56,41 @@ class WizardRequest(Template):
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         ref = w.referral(key)
-        cov = w.coverages[ref.coverage_id]
         lmn = w.current_lmn(ref.id)
         assert lmn is not None
         t = Traj()
         t.ehr_origin()
         _wizard_request(t, w, ref, lmn)
         body = _record_submission(t, w, ref, "Reference number ${conf}; pending clinical review.")
-        sub = f"payer_b.pa_submissions[?member_id=={q(cov.member_id)}]"
-        checks = _submission_checks(
+        checks = self._checks(w, ref, lmn)
+        look = w.lookalike_referral(ref, rng)
+        return Draft(
+            key=ref.id,
+            instruction=(
+                f"{_intro(w, ref)} needs prior authorization before the appointment. Submit "
+                "the request to the payer's provider portal with the referral's diagnoses, "
+                "services (with laterality) and appointment date, the requesting and servicing "
+                "providers, and the current signed letter of medical necessity attached. Then "
+                "record the submission, with the reference number the payer gives you, as an "
+                "authorization determination note and clear the referral."
+            ),
+            start_system="ehr",
+            start_path="/worklist",
+            checks=checks,
+            expected_outcome="one accurate request on Payer B; its reference number in the "
+            "EHR note; referral cleared",
+            rationale="The plan requires authorization for at least one scheduled service and "
+            "takes requests through its portal's wizard.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=self._mutations(ref, t, body, look),
+            given=_given(w, ref),
+        )
+
+    def _checks(self, w: WorldView, ref: Referral, lmn: Document) -> list[dict[str, object]]:
+        """The request as Payer B's wizard takes it: both providers, laterality per line."""
+        sub = f"payer_b.pa_submissions[?member_id=={q(w.coverages[ref.coverage_id].member_id)}]"
+        return _submission_checks(
             sub,
             ref,
             lmn,
@@ -105,8 +132,10 @@ class WizardRequest(Template):
             number="reference number",
             ask="the payer's reference number",
         )
-        look = w.lookalike_referral(ref, rng)
-        mutations = [
+
+    def _mutations(self, ref: Referral, t: Traj, body: str, look: Referral) -> list[Mutation]:
+        """A made-up reference number; the note and clearing on a look-alike's referral."""
+        return [
             *drop_mutations(t),
             fake_confirmation(t, "note-body", body, "RQ-7KQ2M9XW4T", "reference number"),
             Mutation(
@@ -116,25 +145,3 @@ class WizardRequest(Template):
                 retarget(t.steps, ref.id, look.id, start=t.marks["note-subject"] - 1),
             ),
         ]
-        return Draft(
-            key=ref.id,
-            instruction=(
-                f"{_intro(w, ref)} needs prior authorization before the appointment. Submit "
-                "the request to the payer's provider portal with the referral's diagnoses, "
-                "services (with laterality) and appointment date, the requesting and servicing "
-                "providers, and the current signed letter of medical necessity attached. Then "
-                "record the submission, with the reference number the payer gives you, as an "
-                "authorization determination note and clear the referral."
-            ),
-            start_system="ehr",
-            start_path="/worklist",
-            checks=checks,
-            expected_outcome="one accurate request on Payer B; its reference number in the "
-            "EHR note; referral cleared",
-            rationale="The plan requires authorization for at least one scheduled service and "
-            "takes requests through its portal's wizard.",
-            traj=t,
-            scenario_label=self.scenario_label,
-            mutations=mutations,
-            given=_given(w, ref),
-        )
