@@ -16,6 +16,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from endstate.envs.systems.ehr import controls as ehr
+from endstate.envs.systems.fax import controls as fax
+from endstate.envs.systems.payer_a import controls as payer_a
+from endstate.envs.systems.payer_b import controls as payer_b
 from endstate.envs.world import (
     Coverage,
     Denial,
@@ -237,19 +241,19 @@ class Traj:
         self, rid: str, subject: str, category: str, body: str, mark: str = "note"
     ) -> int:
         self.referral(rid, "communications")
-        self.fill("Subject", subject, mark=f"{mark}-subject")
-        self.select("Category", category, mark=f"{mark}-category")
-        self.fill("Note", body, mark=f"{mark}-body")
-        return self.click("Save note", writes="save the note on the referral")
+        self.fill(ehr.NOTE_SUBJECT, subject, mark=f"{mark}-subject")
+        self.select(ehr.NOTE_CATEGORY, category, mark=f"{mark}-category")
+        self.fill(ehr.NOTE_BODY, body, mark=f"{mark}-body")
+        return self.click(ehr.SAVE_NOTE, writes="save the note on the referral")
 
     def clear(self) -> int:
-        return self.click("Clear from worklist", writes="clear the referral")
+        return self.click(ehr.CLEAR, writes="clear the referral")
 
     def triage(self, claim_id: str, disposition: str, note: str) -> int:
         self.goto(f"${{ehr}}/denials/{claim_id}")
-        self.select("Disposition", DISPOSITION_LABELS[disposition], mark="disposition")
-        self.fill("Triage note", note, mark="triage-note")
-        return self.click("Submit triage", writes="submit the triage")
+        self.select(ehr.DISPOSITION, DISPOSITION_LABELS[disposition], mark="disposition")
+        self.fill(ehr.TRIAGE_NOTE, note, mark="triage-note")
+        return self.click(ehr.SUBMIT_TRIAGE, writes="submit the triage")
 
     def download(self, rid: str, link: str) -> int:
         """Download a chart document from the referral; marked so a decoy can take its place."""
@@ -264,7 +268,7 @@ class Traj:
         self.capture(
             "portal",
             # Two plans of one payer show two links to the same portal: either will do.
-            {"role": "link", "name": f"Open {payer} provider portal", "nth": 0},
+            {"role": "link", "name": ehr.PORTAL_LINK.format(payer=payer), "nth": 0},
             attribute="href",
         )
         self.goto("${portal}")
@@ -272,29 +276,29 @@ class Traj:
     def payer_a_login(self, payer: str, username: str, password: str) -> None:
         """Follow the EHR's portal link and sign in to Payer A."""
         self.open_portal(payer)
-        self.fill("Username", username)
-        self.fill("Password", password)
-        self.click("Sign in")
+        self.fill(payer_a.USERNAME, username)
+        self.fill(payer_a.PASSWORD, password)
+        self.click(payer_a.SIGN_IN)
 
     def payer_b_login(self, payer: str, username: str, password: str) -> None:
         """Follow the EHR's portal link and log in to Payer B (its own field names)."""
         self.open_portal(payer)
-        self.fill("User ID", username)
-        self.fill("Password", password)
-        self.click("Log in")
+        self.fill(payer_b.USER_ID, username)
+        self.fill(payer_b.PASSWORD, password)
+        self.click(payer_b.LOG_IN)
 
     def open_fax(self) -> None:
         """The fax portal link on the chart's documents list (episode-bound, chart loaded)."""
-        self.capture("fax", {"role": "link", "name": "Send documents by fax"}, attribute="href")
+        self.capture("fax", {"role": "link", "name": ehr.FAX_LINK}, attribute="href")
         self.goto("${fax}")
 
     def send_fax(self, recipient: str, number: str, cover: str, docs: Sequence[str]) -> int:
-        self.fill("Recipient", recipient, mark="fax-recipient")
-        self.fill("Fax number", number, mark="fax-number")
-        self.fill("Cover note", cover, mark="fax-cover")
+        self.fill(fax.RECIPIENT, recipient, mark="fax-recipient")
+        self.fill(fax.FAX_NUMBER, number, mark="fax-number")
+        self.fill(fax.COVER_NOTE, cover, mark="fax-cover")
         for n, label in enumerate(docs):
             self.check(label, mark=f"fax-doc-{n}")
-        i = self.click("Send fax", writes="send the fax")
+        i = self.click(fax.SEND_FAX, writes="send the fax")
         self.capture("fx", {"role": "status"}, pattern=r"FX-[A-Z0-9]{8}")
         return i
 

@@ -1,0 +1,29 @@
+"""The EHR's controls that reference trajectories use (see envs/controls.py)."""
+
+from __future__ import annotations
+
+from endstate.envs.controls import Controls
+
+NOTE_SUBJECT = "Subject"
+NOTE_CATEGORY = "Category"
+NOTE_BODY = "Note"
+SAVE_NOTE = "Save note"
+CLEAR = "Clear from worklist"
+DISPOSITION = "Disposition"
+TRIAGE_NOTE = "Triage note"
+SUBMIT_TRIAGE = "Submit triage"
+FAX_LINK = "Send documents by fax"
+PORTAL_LINK = "Open {payer} provider portal"  # one per plan of the patient with a portal
+
+# Pages (with {referral} and {claim} placeholders) and the controls each must offer.
+PAGES: dict[str, Controls] = {
+    "/referrals/{referral}?tab=communications": Controls(
+        fields=(NOTE_SUBJECT, NOTE_BODY),
+        listboxes=(NOTE_CATEGORY,),
+        buttons=(SAVE_NOTE, CLEAR),
+    ),
+    "/referrals/{referral}?tab=documents": Controls(links=(FAX_LINK,)),
+    "/denials/{claim}": Controls(
+        fields=(TRIAGE_NOTE,), listboxes=(DISPOSITION,), buttons=(SUBMIT_TRIAGE,)
+    ),
+}

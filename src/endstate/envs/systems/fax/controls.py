@@ -1,0 +1,14 @@
+"""The fax service's controls that reference trajectories use (see envs/controls.py)."""
+
+from __future__ import annotations
+
+from endstate.envs.controls import Controls
+
+RECIPIENT = "Recipient"
+FAX_NUMBER = "Fax number"
+COVER_NOTE = "Cover note"
+SEND_FAX = "Send fax"
+
+PAGES: dict[str, Controls] = {
+    "/compose?mrn={mrn}": Controls(fields=(RECIPIENT, FAX_NUMBER, COVER_NOTE), buttons=(SEND_FAX,)),
+}
