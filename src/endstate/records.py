@@ -10,6 +10,13 @@ from endstate.jsonfile import printable
 
 CheckOutcome = Literal["pass", "fail", "ungraded"]
 TaskStatus = Literal["passed", "failed", "unmeasurable", "blocked"]
+
+
+def attempt_order(label: str) -> tuple[int, int, str]:
+    """Sort key: numeric attempt labels in number order, then any others by name."""
+    return (0, int(label), "") if label.isascii() and label.isdigit() else (1, 0, label)
+
+
 # Text that may carry what an end state or a file name held: lone surrogates escaped, so a
 # record can always be written as JSON.
 SafeText = Annotated[str, AfterValidator(printable)]
@@ -43,8 +50,8 @@ class CheckVerdict(BaseModel):
     )
     rubric_input: dict[str, SafeText] | None = Field(
         default=None,
-        description="What the judge read, rendered (description, context, answer, rubric), so "
-        "a verdict can be re-judged later without the end state.",
+        description="The rest of what the judge read, rendered (description, context, rubric; "
+        "the answer is `answer`), so a verdict can be re-judged without the end state.",
     )
     rejudge_votes: list[int] | None = Field(
         default=None,

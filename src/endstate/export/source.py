@@ -8,7 +8,7 @@ from pathlib import Path
 from endstate.corpus.loader import load_corpus
 from endstate.errors import EndstateError
 from endstate.manifest import DisclosureItem, Manifest
-from endstate.records import NOT_RECORDED, CheckVerdict, TaskRecord
+from endstate.records import NOT_RECORDED, CheckVerdict, TaskRecord, attempt_order
 from endstate.report.summary import Summary
 from endstate.runs.session import render
 from endstate.runs.store import RunStore
@@ -48,7 +48,7 @@ def load_run(root: Path) -> ExportedRun:
     manifest = store.read_manifest()
     records, summary, disclosure, _ = render(store, manifest)
     order = {task: i for i, task in enumerate(manifest.tasks)}
-    records.sort(key=lambda r: (order.get(r.task_id, len(order)), *attempt_key(r.attempt)))
+    records.sort(key=lambda r: (order.get(r.task_id, len(order)), *attempt_order(r.attempt)))
     return ExportedRun(root, manifest, records, summary, disclosure.items, instructions(manifest))
 
 
@@ -65,12 +65,6 @@ def instructions(manifest: Manifest) -> dict[str, str]:
         return {}
     wanted = set(manifest.tasks)
     return {t.id: t.public.instruction for t in corpus.tasks if t.id in wanted}
-
-
-def attempt_key(label: str) -> tuple[int, str]:
-    """Numeric attempt labels in number order, any others after them by name."""
-    number = attempt_number(label)
-    return (number, "") if number is not None else (1 << 30, label)
 
 
 def attempt_number(label: str) -> int | None:

@@ -222,10 +222,6 @@ def _group_stats(rows: list[tuple[str, tuple[bool, bool, float, float]]]) -> dic
     return {key: paired_stats(pairs) for key, pairs in sorted(groups.items())}
 
 
-def _first(attempts: list[AttemptResult]) -> AttemptResult:
-    return attempts[0]
-
-
 def _reliable(sheet: ScoreSheet) -> int | None:
     per_task = [_measured(t) for t in sheet.tasks.values()]
     if not per_task or any(len(a) < RELIABILITY_REPLICATES for a in per_task):
@@ -258,7 +254,7 @@ def compare(
         before = _measured(base.tasks[task_id]) if task_id in base.tasks else []
         now = _measured(sheet)
         if before and now:
-            pair = (_first(before).passed, _first(now).passed, _score(before), _score(now))
+            pair = (before[0].passed, now[0].passed, _score(before), _score(now))  # attempt 1
             pairs.append((sheet, pair))
     if drift and not allow_drift:
         verdict: Verdict = "not comparable"

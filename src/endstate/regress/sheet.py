@@ -18,6 +18,7 @@ from endstate.records import (
     JudgeIdentity,
     TaskRecord,
     TaskStatus,
+    attempt_order,
 )
 
 if TYPE_CHECKING:
@@ -98,7 +99,9 @@ def attempt_result(record: TaskRecord) -> AttemptResult:
                 points=c.points,
                 earned=c.earned,
                 votes=c.votes,
-                rubric_input=c.rubric_input,
+                rubric_input=(
+                    c.rubric_input | {"answer": c.answer or ""} if c.rubric_input else None
+                ),
             )
             for c in record.checks
         ],
@@ -111,7 +114,7 @@ def attempt_result(record: TaskRecord) -> AttemptResult:
 def sheet_from_records(manifest: Manifest, records: list[TaskRecord], run_dir: Path) -> ScoreSheet:
     """A run's sheet from its manifest and every scheduled attempt's record."""
     tasks: dict[str, TaskSheet] = {}
-    for record in sorted(records, key=lambda r: (r.task_id, _attempt_order(r.attempt))):
+    for record in sorted(records, key=lambda r: (r.task_id, attempt_order(r.attempt))):
         sheet = tasks.get(record.task_id)
         if sheet is None:
             sheet = tasks[record.task_id] = TaskSheet(
@@ -140,7 +143,3 @@ def sheet_from_records(manifest: Manifest, records: list[TaskRecord], run_dir: P
         attempts_per_task=manifest.limits.attempts,
     )
     return ScoreSheet(pins=pins, source=str(run_dir), tasks=tasks)
-
-
-def _attempt_order(label: str) -> tuple[int, str]:
-    return (int(label), "") if label.isdigit() else (1 << 30, label)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
-from endstate.records import TaskRecord
+from endstate.records import TaskRecord, attempt_order
 from endstate.stats import bootstrap_mean, pass_hat_k, wilson_interval
 
 RELIABILITY_REPLICATES = 5
@@ -96,17 +95,12 @@ class Summary(BaseModel):
     )
 
 
-def _attempt_key(label: str) -> tuple[int, int, str]:
-    """Numeric attempt labels in number order, then any others by name."""
-    return (0, int(label), "") if re.fullmatch(r"\d+", label) else (1, 0, label)
-
-
 def headline_records(records: Iterable[TaskRecord]) -> list[TaskRecord]:
     """The first attempt of each task: headline numbers are single-attempt, with no selection."""
     first: dict[str, TaskRecord] = {}
     for record in records:
         current = first.get(record.task_id)
-        if current is None or _attempt_key(record.attempt) < _attempt_key(current.attempt):
+        if current is None or attempt_order(record.attempt) < attempt_order(current.attempt):
             first[record.task_id] = record
     return [first[k] for k in sorted(first)]
 

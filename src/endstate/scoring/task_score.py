@@ -53,7 +53,7 @@ def _judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | Non
         detail=f"judge majority {sum(verdict.votes)}/{len(verdict.votes)}",
         votes=verdict.votes,
         cached=verdict.cached,
-        rubric_input=rendered.model_dump(),
+        rubric_input=rendered.model_dump(exclude={"answer"}),  # the answer is `answer`
         rejudge_votes=_rejudge(judge, rendered),
     )
 
