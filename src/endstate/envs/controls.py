@@ -13,6 +13,8 @@ class Controls:
     """What one page offers: fields by label, list boxes, buttons and links by name."""
 
     fields: tuple[str, ...] = ()
+    # Fields found by the start of their label; the rest of it is data (a line's amounts).
+    field_prefixes: tuple[str, ...] = ()
     listboxes: tuple[str, ...] = ()
     buttons: tuple[str, ...] = ()
     links: tuple[str, ...] = ()

@@ -11,7 +11,6 @@ import hashlib
 import json
 import re
 import secrets
-from datetime import timedelta
 from html.parser import HTMLParser
 from typing import Any
 
@@ -21,9 +20,6 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from endstate.envs.registry import systems as registered_systems
 from endstate.envs.runtime import Runtime
-from endstate.envs.world import World, mdy
-
-_STEPS = ("member", "provider", "services", "clinical", "review")
 
 FINGERPRINT_VERSION = 1
 _IDS = (
@@ -36,7 +32,7 @@ _IDS = (
 )
 
 
-def _generic(text: str) -> str:
+def generic_ids(text: str) -> str:
     for pattern, token in _IDS:
         text = pattern.sub(token, text)
     return text
@@ -58,7 +54,7 @@ class _Structure(HTMLParser):
         if tag == "form":
             self._form = {
                 "method": a.get("method", "get").lower(),
-                "action": _generic(a.get("action", "")),
+                "action": generic_ids(a.get("action", "")),
                 "fields": [],
             }
             self.forms.append(self._form)
@@ -66,7 +62,7 @@ class _Structure(HTMLParser):
             name = a.get("name", "")
             default = {"input": "text", "button": "submit"}.get(tag, tag)
             if name or tag == "button":
-                field = f"{tag}:{a.get('type', default)}:{_generic(name)}"
+                field = f"{tag}:{a.get('type', default)}:{generic_ids(name)}"
                 if field not in self._form["fields"]:
                     self._form["fields"].append(field)
 
@@ -85,7 +81,7 @@ def _routes(routes: list[BaseRoute]) -> list[str]:
     return sorted(out)
 
 
-def _page(html: str) -> dict[str, Any]:
+def page_structure(html: str) -> dict[str, Any]:
     parsed = _Structure()
     parsed.feed(html)
     return {
@@ -118,7 +114,9 @@ async def fingerprint(runtime: Runtime, apps: dict[str, Starlette]) -> dict[str,
                         plan = plans[system]
                         await login(client, plan.portal_username or "", plan.portal_password or "")
                     response = await client.get(path)
-                    pages[_generic(path)] = {"status": response.status_code} | _page(response.text)
+                    pages[generic_ids(path)] = {"status": response.status_code} | page_structure(
+                        response.text
+                    )
                 if unit is not None and unit.walk is not None:
                     pages |= await unit.walk(client, world)
             systems[system] = {"routes": _routes(app.routes), "pages": pages}
@@ -130,56 +128,18 @@ async def fingerprint(runtime: Runtime, apps: dict[str, Starlette]) -> dict[str,
     return body | {"sha256": digest}
 
 
-async def walk_payer_b_wizard(client: httpx.AsyncClient, world: World) -> dict[str, Any]:
-    """Fill Payer B's wizard with valid answers so every step's page can be fingerprinted."""
-    plans = {p.id for p in world.plans if p.portal == "payer_b"}
-    cov = next(c for c in world.coverages if c.plan_id in plans and c.status == "active")
-    day = world.today + timedelta(days=7)
-    when = f"{day.month:02d}/{day.day:02d}/{day.year}"
-    npi = world.providers[0].npi
-    answers: dict[str, dict[str, str]] = {
-        "member": {
-            "plan_id": cov.plan_id,
-            "member_id": cov.member_id,
-            "member_dob": mdy(world.patient(cov.mrn).dob),
-        },
-        "provider": {"requesting_npi": npi, "servicing_npi": npi},
-        "services": {
-            "request_type": "outpatient",
-            "diagnosis_codes": "M17.11",
-            "cpt_1": "27447",
-            "units_1": "1",
-            "laterality_1": "RT",
-            "start_date": when,
-            "end_date": when,
-        },
-        "clinical": {"clinical_summary": "Structural probe of the clinical step."},
-    }
-    pages: dict[str, Any] = {}
-    page = await client.get("/requests/new/member")
-    for step, data in answers.items():
-        found = re.search(r'name="_nonce" value="([^"]+)"', page.text)
-        files = (
-            {"attachments": ("probe.txt", b"probe", "text/plain")} if step == "clinical" else None
-        )
-        await client.post(
-            f"/requests/new/{step}",
-            data=data | {"_nonce": found.group(1) if found else ""},
-            files=files,
-        )
-        nxt = _STEPS[_STEPS.index(step) + 1]
-        page = await client.get(f"/requests/new/{nxt}")
-        pages[f"/requests/new/{nxt}"] = {"status": page.status_code} | _page(page.text)
-    return pages
+def nonce(html: str) -> str:
+    """The form nonce a page carries (empty when it has none)."""
+    found = re.search(r'name="_nonce" value="([^"]+)"', html)
+    return found.group(1) if found else ""
 
 
 async def login(client: httpx.AsyncClient, username: str, password: str) -> None:
     page = await client.get("/login")
-    found = re.search(r'name="_nonce" value="([^"]+)"', page.text)
     await client.post(
         "/login",
         data={
-            "_nonce": found.group(1) if found else "",
+            "_nonce": nonce(page.text),
             "username": username,
             "password": password,
         },

@@ -27,6 +27,7 @@ from endstate.builtin.templates.denials.facts import (
     _triage_text,
     _triaged_as_appeal,
 )
+from endstate.envs.systems.ehr import controls as ehr
 from endstate.envs.world import Denial, DenialLine
 
 
@@ -81,17 +82,22 @@ class AppealLetter(Template):
         t.ehr_origin()
         t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=lines")
         t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=appeal")
-        t.fill("Addressed to", f"{plan.payer} Appeals Department")
-        t.select("Basis for appeal", "Service was medically necessary", mark="basis")
+        t.fill(ehr.ADDRESSED_TO, f"{plan.payer} Appeals Department")
+        t.select(ehr.APPEAL_BASIS, "Service was medically necessary", mark="basis")
         for x in denied:
-            t.add({"type": "check", "target": {"label": f"Line {x.line}: CPT {x.cpt}"}})
+            t.add(
+                {
+                    "type": "check",
+                    "target": {"label": ehr.APPEAL_LINE.format(line=x.line, cpt=x.cpt)},
+                }
+            )
         t.fill(
-            "Argument",
+            ehr.ARGUMENT,
             f"The services on the appealed lines were medically necessary for this patient, as "
             f"documented in the chart; the {group}-{carc} denial should be reversed.",
         )
-        t.fill("Signed by", CONTACT_NAME)
-        t.click("Save letter to chart", writes="save the appeal letter to the chart")
+        t.fill(ehr.SIGNED_BY, CONTACT_NAME)
+        t.click(ehr.SAVE_LETTER, writes="save the appeal letter to the chart")
         t.capture("doc", pattern=r"DOC-\d{5}")
         t.triage(d.claim_id, "appeal", note)
         return t
@@ -157,7 +163,10 @@ class AppealLetter(Template):
             ),
         ]
         if paid:
-            line = {"type": "check", "target": {"label": f"Line {paid[0].line}: CPT {paid[0].cpt}"}}
+            line = {
+                "type": "check",
+                "target": {"label": ehr.APPEAL_LINE.format(line=paid[0].line, cpt=paid[0].cpt)},
+            }
             mutations.append(
                 Mutation(
                     "paid-line",

@@ -34,6 +34,8 @@ from endstate.builtin.templates.denials.facts import (
     _triaged_as_appeal,
 )
 from endstate.envs.systems.ehr.app import download_name as _download_name
+from endstate.envs.systems.payer_a import controls as payer_a
+from endstate.envs.systems.payer_b import controls as payer_b
 from endstate.envs.world import Denial, Document, mdy
 
 
@@ -113,24 +115,24 @@ class PortalAppeal(Template):
         if plan.portal == "payer_a":
             p = w.patients[d.mrn]
             t.payer_a_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
-            t.goto("/appeals/new")
-            t.fill("Claim number", d.claim_id)
-            t.fill("Member ID", w.coverages[d.coverage_id].member_id)
-            t.fill("Member date of birth", mdy(p.dob))
-            t.select("Appeal type", "Level 1 provider appeal")
-            t.fill("Reason for appeal", why)
-            t.fill("Contact name", CONTACT_NAME)
-            t.fill("Contact phone", CONTACT_PHONE)
-            t.add({**upload, "target": {"label": "Attachments"}}, mark="upload")
-            t.click("Submit appeal", writes="submit the appeal on the portal")
+            t.goto(payer_a.APPEAL_FORM)
+            t.fill(payer_a.CLAIM_NUMBER, d.claim_id)
+            t.fill(payer_a.MEMBER_ID, w.coverages[d.coverage_id].member_id)
+            t.fill(payer_a.MEMBER_DOB, mdy(p.dob))
+            t.select(payer_a.APPEAL_TYPE, "Level 1 provider appeal")
+            t.fill(payer_a.APPEAL_REASON, why)
+            t.fill(payer_a.CONTACT_NAME, CONTACT_NAME)
+            t.fill(payer_a.CONTACT_PHONE, CONTACT_PHONE)
+            t.add({**upload, "target": {"label": payer_a.ATTACHMENTS}}, mark="upload")
+            t.click(payer_a.SUBMIT_APPEAL, writes="submit the appeal on the portal")
             t.capture("conf", {"role": "status"}, pattern=r"AP-[A-Z0-9]{10}")
         else:
             t.payer_b_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
             t.goto(f"/appeals/file?claim_id={d.claim_id}")
-            t.select("Reason for appeal", REASON_LABELS[NECESSITY[carc]])
-            t.fill("Explanation", why)
-            t.add({**upload, "target": {"label": "Supporting documents"}}, mark="upload")
-            t.click("Submit appeal", writes="submit the appeal on the portal")
+            t.select(payer_b.APPEAL_REASON, REASON_LABELS[NECESSITY[carc]])
+            t.fill(payer_b.EXPLANATION, why)
+            t.add({**upload, "target": {"label": payer_b.SUPPORTING_DOCUMENTS}}, mark="upload")
+            t.click(payer_b.SUBMIT_APPEAL, writes="submit the appeal on the portal")
             t.capture("conf", {"role": "status"}, pattern=r"GA-[A-Z0-9]{10}")
 
     def _checks(self, w: WorldView, d: Denial, lmn: Document) -> list[dict[str, object]]:

@@ -15,6 +15,8 @@ from endstate.builtin.templates.common import (
     retarget,
 )
 from endstate.envs import catalog
+from endstate.envs.systems.ehr import controls as ehr
+from endstate.envs.systems.fax import controls as fax
 from endstate.envs.world import DmeOrder, Document, mdy
 
 FAMILY = "dme"
@@ -61,8 +63,8 @@ def _packet(w: WorldView, o: DmeOrder) -> list[Document]:
 
 
 def _fax_steps(t: Traj, w: WorldView, o: DmeOrder, docs: list[Document], cover: str) -> int:
-    t.fill("Patient MRN", o.mrn)
-    t.click("Load chart documents")
+    t.fill(fax.PATIENT_MRN, o.mrn)
+    t.click(fax.LOAD_DOCUMENTS)
     return t.send_fax(o.supplier, o.supplier_fax, cover, [w.doc_label(d) for d in docs])
 
 
@@ -153,10 +155,10 @@ def _order_given(w: WorldView, o: DmeOrder) -> list[str]:
 
 def _order_note(t: Traj, o: DmeOrder, subject: str, body: str) -> int:
     t.goto(f"${{ehr}}/dme/{o.id}?tab=notes")
-    t.fill("Subject", subject, mark="note-subject")
-    t.select("Category", "General", mark="note-category")
-    t.fill("Note", body, mark="note-body")
-    return t.click("Save note", writes="save the note on the order")
+    t.fill(ehr.NOTE_SUBJECT, subject, mark="note-subject")
+    t.select(ehr.NOTE_CATEGORY, "General", mark="note-category")
+    t.fill(ehr.NOTE_BODY, body, mark="note-body")
+    return t.click(ehr.SAVE_NOTE, writes="save the note on the order")
 
 
 def _note_look_alike(t: Traj, o: DmeOrder, other: DmeOrder) -> Mutation:

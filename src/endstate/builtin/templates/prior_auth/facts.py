@@ -15,6 +15,8 @@ from endstate.builtin.templates.common import (
     rubric,
 )
 from endstate.envs.systems.ehr.app import download_name
+from endstate.envs.systems.payer_a import controls as payer_a
+from endstate.envs.systems.payer_b import controls as payer_b
 from endstate.envs.world import Document, Referral, mdy
 
 FAMILY = "prior_auth"
@@ -101,26 +103,26 @@ def _portal_request(t: Traj, w: WorldView, ref: Referral, letter: Document) -> i
     t.download(ref.id, w.doc_link(letter))
     t.referral(ref.id, "coverages")
     t.payer_a_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
-    t.goto("/prior-auth/new")
-    t.select("Request type", _request_type(ref))
-    t.fill("Member ID", cov.member_id)
-    t.fill("Member date of birth", mdy(p.dob))
-    t.fill("Provider NPI", ref.provider_npi)
-    t.fill("Diagnosis codes (ICD-10)", ", ".join(d.code for d in ref.diagnoses))
+    t.goto(payer_a.PA_FORM)
+    t.select(payer_a.REQUEST_TYPE, _request_type(ref))
+    t.fill(payer_a.MEMBER_ID, cov.member_id)
+    t.fill(payer_a.MEMBER_DOB, mdy(p.dob))
+    t.fill(payer_a.PROVIDER_NPI, ref.provider_npi)
+    t.fill(payer_a.DIAGNOSES, ", ".join(d.code for d in ref.diagnoses))
     for n, s in enumerate(ref.services, start=1):
-        t.fill(f"CPT code, line {n}", s.cpt)
-        t.fill(f"Units, line {n}", str(s.quantity))
-    t.fill("Date of service", mdy(ref.appointment))
-    t.fill("Clinical notes", _necessity(ref))
+        t.fill(payer_a.CPT_LINE.format(n=n), s.cpt)
+        t.fill(payer_a.UNITS_LINE.format(n=n), str(s.quantity))
+    t.fill(payer_a.SERVICE_DATE, mdy(ref.appointment))
+    t.fill(payer_a.CLINICAL_NOTES, _necessity(ref))
     t.add(
         {
             "type": "upload",
-            "target": {"label": "Attachments"},
+            "target": {"label": payer_a.ATTACHMENTS},
             "path": _download_name(letter.id, letter.title),
         },
         mark="upload",
     )
-    i = t.click("Submit request", writes="submit the prior-authorization request")
+    i = t.click(payer_a.SUBMIT_REQUEST, writes="submit the prior-authorization request")
     t.capture("conf", {"role": "status"}, pattern=r"PA-[A-Z0-9]{10}")
     return i
 
@@ -217,36 +219,37 @@ def _wizard_request(t: Traj, w: WorldView, ref: Referral, letter: Document) -> i
     t.download(ref.id, w.doc_link(letter))
     t.referral(ref.id, "coverages")
     t.payer_b_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
-    t.goto("/requests/new/member")
-    t.select("Health plan", plan.name)
-    t.fill("Member ID", cov.member_id)
-    t.fill("Date of birth", mdy(p.dob))
-    t.click("Save and continue")
-    t.fill("Requesting provider NPI", ref.referring_npi)
-    t.fill("Servicing provider NPI", ref.provider_npi)
-    t.click("Save and continue")
-    t.select("Type of request", _request_type(ref))
-    t.fill("ICD-10 diagnosis codes", ", ".join(d.code for d in ref.diagnoses))
+    t.goto(payer_b.WIZARD_START)
+    t.select(payer_b.HEALTH_PLAN, plan.name)
+    t.fill(payer_b.MEMBER_ID, cov.member_id)
+    t.fill(payer_b.MEMBER_DOB, mdy(p.dob))
+    t.click(payer_b.SAVE_AND_CONTINUE)
+    t.fill(payer_b.REQUESTING_NPI, ref.referring_npi)
+    t.fill(payer_b.SERVICING_NPI, ref.provider_npi)
+    t.click(payer_b.SAVE_AND_CONTINUE)
+    t.select(payer_b.REQUEST_TYPE, _request_type(ref))
+    t.fill(payer_b.DIAGNOSES, ", ".join(d.code for d in ref.diagnoses))
     for n, s in enumerate(ref.services, start=1):
-        t.fill(f"CPT / HCPCS code, line {n}", s.cpt)
-        t.fill(f"Units, line {n}", str(s.quantity))
+        t.fill(payer_b.CPT_LINE.format(n=n), s.cpt)
+        t.fill(payer_b.UNITS_LINE.format(n=n), str(s.quantity))
         t.select(
-            f"Laterality, line {n}", LATERALITY_LABELS.get(s.laterality or "", "Not applicable")
+            payer_b.LATERALITY_LINE.format(n=n),
+            LATERALITY_LABELS.get(s.laterality or "", "Not applicable"),
         )
-    t.fill("Start date", mdy(ref.appointment))
-    t.fill("End date", mdy(ref.appointment))
-    t.click("Save and continue")
-    t.fill("Clinical summary", _necessity(ref))
+    t.fill(payer_b.START_DATE, mdy(ref.appointment))
+    t.fill(payer_b.END_DATE, mdy(ref.appointment))
+    t.click(payer_b.SAVE_AND_CONTINUE)
+    t.fill(payer_b.CLINICAL_SUMMARY, _necessity(ref))
     t.add(
         {
             "type": "upload",
-            "target": {"label": "Add clinical documentation"},
+            "target": {"label": payer_b.DOCUMENTATION},
             "path": _download_name(letter.id, letter.title),
         },
         mark="upload",
     )
-    t.click("Save and continue")
-    t.check("I attest that this information is accurate and supported by the medical record.")
-    i = t.click("Submit request", writes="submit the request through the wizard")
+    t.click(payer_b.SAVE_AND_CONTINUE)
+    t.check(payer_b.ATTEST)
+    i = t.click(payer_b.SUBMIT_REQUEST, writes="submit the request through the wizard")
     t.capture("conf", {"role": "status"}, pattern=r"RQ-[A-Z0-9]{10}")
     return i

@@ -15,7 +15,15 @@ SUBMIT_TRIAGE = "Submit triage"
 FAX_LINK = "Send documents by fax"
 PORTAL_LINK = "Open {payer} provider portal"  # one per plan of the patient with a portal
 
-# Pages (with {referral} and {claim} placeholders) and the controls each must offer.
+# The appeal letter on a denied claim's appeal tab (one check box per claim line).
+ADDRESSED_TO = "Addressed to"
+APPEAL_BASIS = "Basis for appeal"
+APPEAL_LINE = "Line {line}: CPT {cpt}"  # then the line's modifier, amounts and reason
+ARGUMENT = "Argument"
+SIGNED_BY = "Signed by"
+SAVE_LETTER = "Save letter to chart"
+
+# Pages (with {referral}, {claim} and {order} placeholders) and the controls each must offer.
 PAGES: dict[str, Controls] = {
     "/referrals/{referral}?tab=communications": Controls(
         fields=(NOTE_SUBJECT, NOTE_BODY),
@@ -23,6 +31,15 @@ PAGES: dict[str, Controls] = {
         buttons=(SAVE_NOTE, CLEAR),
     ),
     "/referrals/{referral}?tab=documents": Controls(links=(FAX_LINK,)),
+    "/denials/{claim}?tab=appeal": Controls(
+        fields=(ADDRESSED_TO, ARGUMENT, SIGNED_BY),
+        field_prefixes=(APPEAL_LINE,),
+        listboxes=(APPEAL_BASIS,),
+        buttons=(SAVE_LETTER,),
+    ),
+    "/dme/{order}?tab=notes": Controls(
+        fields=(NOTE_SUBJECT, NOTE_BODY), listboxes=(NOTE_CATEGORY,), buttons=(SAVE_NOTE,)
+    ),
     "/denials/{claim}": Controls(
         fields=(TRIAGE_NOTE,), listboxes=(DISPOSITION,), buttons=(SUBMIT_TRIAGE,)
     ),

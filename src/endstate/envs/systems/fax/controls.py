@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from endstate.envs.controls import Controls
 
+PATIENT_MRN = "Patient MRN"
+LOAD_DOCUMENTS = "Load chart documents"
 RECIPIENT = "Recipient"
 FAX_NUMBER = "Fax number"
 COVER_NOTE = "Cover note"
 SEND_FAX = "Send fax"
 
 PAGES: dict[str, Controls] = {
+    "/compose": Controls(fields=(PATIENT_MRN,), buttons=(LOAD_DOCUMENTS,)),
     "/compose?mrn={mrn}": Controls(fields=(RECIPIENT, FAX_NUMBER, COVER_NOTE), buttons=(SEND_FAX,)),
 }

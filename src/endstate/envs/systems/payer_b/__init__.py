@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from endstate.envs.fingerprint import walk_payer_b_wizard
 from endstate.envs.registry import System
 from endstate.envs.systems.payer_b.app import ROUTES
 from endstate.envs.systems.payer_b.state import payer_b_state
+from endstate.envs.systems.payer_b.walk import walk_wizard
 from endstate.envs.world import World
 
 PROBES = [
@@ -32,5 +32,5 @@ SYSTEM = System(
     payer_b_state,
     pages=Path(__file__).with_name("pages"),
     probes=probes,
-    walk=walk_payer_b_wizard,
+    walk=walk_wizard,
 )
