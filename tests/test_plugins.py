@@ -111,3 +111,47 @@ def test_a_broken_plug_in_is_refused_in_one_line_naming_it(tmp_path: Path) -> No
     assert "endstate.agents plug-in 'broken' (no_such_module_anywhere:KIND) failed to load" in (
         proc.stderr
     )
+
+
+def test_a_plugged_in_task_template_generates_tasks_that_validate(tmp_path: Path) -> None:
+    """A template from outside endstate's tree (its module plus one entry point) generates
+    tasks that `corpus validate` proves solvable, failed by the null agent, mutations caught."""
+    template = "pa.easy.toy-member-note"
+    out = tmp_path / "toy-corpus"
+    proc = _endstate(
+        "corpus", "generate", "--out", out, "--count", "2", "--template", template, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    tasks = [json.loads(p.read_text()) for p in sorted(out.glob("*/*.json"))]
+    assert [t["template_id"] for t in tasks] == [template, template]
+    lock = json.loads((out / "endstate.lock.json").read_text())
+    assert f"(with task templates from installed packages: {template})" in lock["source"]
+    proc = _endstate("corpus", "validate", out, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "solvable 2/2, discriminating 2/2, mutation coverage 4/4 (100%)" in proc.stdout
+
+
+def test_a_task_template_for_an_unknown_family_is_refused_naming_it(tmp_path: Path) -> None:
+    plugin = tmp_path / "plugin"
+    (plugin / "stray-0.1.dist-info").mkdir(parents=True)
+    (plugin / "stray-0.1.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: stray\nVersion: 0.1\n"
+    )
+    (plugin / "stray-0.1.dist-info" / "entry_points.txt").write_text(
+        "[endstate.task_templates]\nstray = stray_template:TEMPLATE\n"
+    )
+    (plugin / "stray_template.py").write_text(
+        "from endstate.builtin.templates.base import Template\n"
+        "class Stray(Template):\n"
+        "    id = 'billing.easy.stray'\n    family = 'billing'\n    tier = 'easy'\n"
+        "    scenario_label = 'x'\n"
+        "TEMPLATE = Stray()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(plugin), "NO_COLOR": "1"}
+    proc = subprocess.run(
+        [str(ENDSTATE), "corpus", "generate", "--out", str(tmp_path / "c"), "--count", "3"],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "task template 'billing.easy.stray': family 'billing' is not one of" in proc.stderr
+    assert not (tmp_path / "c").exists()

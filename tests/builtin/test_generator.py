@@ -12,7 +12,7 @@ import pytest
 
 from endstate.builtin import BUILTIN_COUNT, BUILTIN_SEED
 from endstate.builtin.generator import GenerationError, allocate, generate, generate_corpus
-from endstate.builtin.templates import TEMPLATES
+from endstate.builtin.templates import BUILTIN_TEMPLATES as TEMPLATES
 from endstate.corpus.lock import LOCK_NAME, corpus_files
 
 # Names of routes: tabs, menus, pages and controls of the embedded systems, and words that

@@ -8,7 +8,8 @@ from typing import Any
 
 from endstate.builtin import BUILTIN_COUNT, BUILTIN_SEED
 from endstate.builtin.generator import generate
-from endstate.builtin.templates import FAMILIES, TEMPLATES, TIERS
+from endstate.builtin.templates import BUILTIN_TEMPLATES as TEMPLATES
+from endstate.builtin.templates import FAMILIES, TIERS
 
 NEW = {
     "pa.medium.wizard-request": 3,

@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from endstate.builtin.templates import FAMILIES, FAMILY_WEIGHTS, TEMPLATES, TIERS, Template
+from endstate.builtin.templates import (
+    BUILTIN_TEMPLATES,
+    FAMILIES,
+    FAMILY_WEIGHTS,
+    TIERS,
+    Template,
+    task_templates,
+)
 from endstate.builtin.templates.common import Draft, WorldView
 from endstate.corpus.lock import LOCK_NAME, CorpusLock, hash_tree, tree_hash
 from endstate.corpus.native import FORMAT
@@ -24,6 +31,7 @@ from endstate.envs.world import DEFAULT_CLOCK, generate_world
 from endstate.errors import EndstateError
 
 ID_PREFIX = {"prior_auth": "pa", "appeals_denials": "dn", "dme": "dme"}
+Cell = tuple[str, str]  # (family, tier)
 
 
 class GenerationError(EndstateError):
@@ -35,7 +43,7 @@ def world_seed_for(seed: int) -> int:
     return seed
 
 
-def allocate(count: int) -> dict[tuple[str, str], int]:
+def allocate(count: int) -> dict[Cell, int]:
     """Tasks per (family, tier): families 4:4:1 by largest remainder, tiers 1:1:1 within.
 
     A family's leftover tasks go to a different tier for each family, so the tier totals
@@ -52,7 +60,7 @@ def allocate(count: int) -> dict[tuple[str, str], int]:
             break
         per_family[f] += 1
         left -= 1
-    cells: dict[tuple[str, str], int] = {}
+    cells: dict[Cell, int] = {}
     for i, family in enumerate(FAMILIES):
         n = per_family[family]
         for j, tier in enumerate(TIERS):
@@ -115,16 +123,43 @@ def _task_data(draft: Draft, template: Template, view: WorldView, task_id: str) 
     }
 
 
-def generate(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[Generated]:
+def chosen_templates(only: Sequence[str] = ()) -> list[Template]:
+    """Every registered task template, or those `only` names (each must be registered)."""
+    registered = task_templates()
+    unknown = [i for i in only if i not in registered]
+    if unknown:
+        raise GenerationError(
+            f"unknown task template {unknown[0]!r} (registered: {', '.join(sorted(registered))})"
+        )
+    return [registered[i] for i in dict.fromkeys(only)] if only else list(registered.values())
+
+
+def _cells(templates: Sequence[Template], count: int, narrowed: bool) -> dict[Cell, int]:
+    """Tasks per (family, tier): the family weights, or, for named templates, evenly over theirs."""
+    if not narrowed:
+        return allocate(count)
+    if count < 1:
+        raise GenerationError("count must be at least 1")
+    keys = sorted(
+        {(t.family, t.tier) for t in templates},
+        key=lambda k: (FAMILIES.index(k[0]), TIERS.index(k[1])),
+    )
+    return {k: count // len(keys) + (1 if i < count % len(keys) else 0) for i, k in enumerate(keys)}
+
+
+def generate(
+    seed: int, count: int, clock: str = DEFAULT_CLOCK, only: Sequence[str] = ()
+) -> list[Generated]:
     """K tasks over the world of `seed`, spread over templates by family and tier."""
+    templates = chosen_templates(only)
     world = generate_world(world_seed_for(seed), clock)
     view = WorldView(world)
     used: set[str] = set()
     drafts: dict[str, list[tuple[Template, Draft]]] = {f: [] for f in FAMILIES}
-    for (family, tier), n in allocate(count).items():
+    for (family, tier), n in _cells(templates, count, bool(only)).items():
         if n == 0:
             continue
-        cell = sorted((t for t in TEMPLATES if (t.family, t.tier) == (family, tier)), key=_id)
+        cell = sorted((t for t in templates if (t.family, t.tier) == (family, tier)), key=_id)
         pools: dict[str, list[str]] = {}
         for t in cell:
             pool = sorted(set(t.candidates(view)))
@@ -148,6 +183,17 @@ def generate(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[Generate
             data = _task_data(draft, template, view, task_id)
             out.append(Generated(f"{family}/{task_id}.json", data))
     return out
+
+
+def _source(seed: int, count: int, only: Sequence[str]) -> str:
+    """The command that makes the corpus again, and any task templates not endstate's own."""
+    command = f"endstate corpus generate --seed {seed} --count {count}"
+    command += "".join(f" --template {i}" for i in only)
+    builtin = {t.id for t in BUILTIN_TEMPLATES}
+    foreign = sorted(t.id for t in chosen_templates(only) if t.id not in builtin)
+    if foreign:
+        command += f" (with task templates from installed packages: {', '.join(foreign)})"
+    return command
 
 
 def _id(t: Template) -> str:
@@ -182,16 +228,22 @@ def write_corpus(
 
 
 def generate_corpus(
-    seed: int, count: int, out: Path, *, name: str | None = None, force: bool = False
+    seed: int,
+    count: int,
+    out: Path,
+    *,
+    name: str | None = None,
+    force: bool = False,
+    only: Sequence[str] = (),
 ) -> CorpusLock:
     """`endstate corpus generate`: tasks for a seed, written and locked."""
-    tasks = generate(seed, count)
+    tasks = generate(seed, count, only=only)
     clock = tasks[0].data["world"]["clock"] if tasks else DEFAULT_CLOCK
     return write_corpus(
         tasks,
         out,
         name=name or f"endstate-generated-s{seed}",
-        source=f"endstate corpus generate --seed {seed} --count {count}",
+        source=_source(seed, count, only),
         stamp=f"{clock}+00:00",
         force=force,
     )

@@ -38,9 +38,16 @@ def generate_cmd(
     count: Annotated[int, typer.Option("--count", help="Number of tasks.")] = BUILTIN_COUNT,
     name: Annotated[str | None, typer.Option("--name", help="Corpus name in the lock.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace a non-empty --out.")] = False,
+    template: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--template",
+            help="Only this task template (repeatable); --count is spread evenly over them.",
+        ),
+    ] = None,
 ) -> None:
     """A fresh world from --seed and --count tasks over it, written under family folders."""
-    lock = generate_corpus(seed, count, out_dir, name=name, force=force)
+    lock = generate_corpus(seed, count, out_dir, name=name, force=force, only=template or ())
     tasks = len(lock.files)
     out.print(
         f"wrote {tasks} tasks to {out_dir} (world seed {seed})\n"

@@ -4,10 +4,27 @@ from __future__ import annotations
 
 from endstate.builtin.templates import denials, dme, prior_auth
 from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.registry import (
+    FAMILIES,
+    FAMILY_WEIGHTS,
+    TIERS,
+    register_task_template,
+    task_templates,
+)
 
-TEMPLATES: tuple[Template, ...] = (*prior_auth.TEMPLATES, *denials.TEMPLATES, *dme.TEMPLATES)
-FAMILIES: tuple[str, ...] = ("prior_auth", "appeals_denials", "dme")
-FAMILY_WEIGHTS: dict[str, int] = {"prior_auth": 4, "appeals_denials": 4, "dme": 1}
-TIERS: tuple[str, ...] = ("easy", "medium", "hard")
+# The ones endstate ships; `task_templates()` adds those of installed packages.
+BUILTIN_TEMPLATES: tuple[Template, ...] = (
+    *prior_auth.TEMPLATES,
+    *denials.TEMPLATES,
+    *dme.TEMPLATES,
+)
 
-__all__ = ["FAMILIES", "FAMILY_WEIGHTS", "TEMPLATES", "TIERS", "Template"]
+__all__ = [
+    "BUILTIN_TEMPLATES",
+    "FAMILIES",
+    "FAMILY_WEIGHTS",
+    "TIERS",
+    "Template",
+    "register_task_template",
+    "task_templates",
+]

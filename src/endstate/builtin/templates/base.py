@@ -22,6 +22,11 @@ class Template:
     tier: ClassVar[str]
     scenario_label: ClassVar[str]
 
+    @property
+    def name(self) -> str:
+        """The id, under which the task-template registry knows it."""
+        return self.id
+
     def candidates(self, w: WorldView) -> list[str]:
         raise NotImplementedError
 
