@@ -10,8 +10,10 @@ import pytest
 
 from endstate.envs import EmbeddedSuite
 from endstate.envs.database import EpisodeDB
+from endstate.envs.tables import delta_keys, table_keys
 from endstate.envs.world import generate_world
 from endstate.envs.world_db import template_path
+from endstate.errors import EndstateError
 
 
 def test_template_is_built_once_and_reused(tmp_path: Path) -> None:
@@ -100,3 +102,16 @@ def test_every_change_is_paired_with_an_event_on_the_pinned_clock(tmp_path: Path
         ("fax", "/compose", "fax.send", "2026-03-02T09:00:00")
     ]
     db.close()
+
+
+def test_every_table_a_system_owns_is_in_the_delta_under_its_primary_key() -> None:
+    keys = dict(delta_keys())
+    assert keys["auth_records"] == ("id",)  # the EHR's own table
+    assert keys["fax_attachments"] == ("fax_id", "seq")  # the fax service's, a two-column key
+    assert keys["referral_services"] == ("referral_id", "seq")  # the shared world's
+    assert "events" not in keys and not any(t.startswith("sqlite_") for t in keys)
+
+
+def test_a_table_without_a_primary_key_is_refused_naming_it() -> None:
+    with pytest.raises(EndstateError, match="episode table 'loose' has no primary key"):
+        table_keys("CREATE TABLE fine (id INTEGER PRIMARY KEY); CREATE TABLE loose (a TEXT);")

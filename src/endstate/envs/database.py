@@ -22,7 +22,7 @@ from endstate.envs.descriptors import (
     descriptor_limit,
     out_of_descriptors,
 )
-from endstate.envs.schema import DELTA_TABLES, PRIMARY_KEYS
+from endstate.envs.tables import delta_keys
 from endstate.envs.world_db import Template
 
 JSONValue = Any
@@ -309,8 +309,7 @@ class EpisodeDB:
             tmpl = sqlite3.connect(f"file:{self.template}?mode=ro", uri=True)
         tmpl.row_factory = sqlite3.Row
         try:
-            for table in DELTA_TABLES:
-                keys = PRIMARY_KEYS[table]
+            for table, keys in delta_keys():
                 before = _keyed(tmpl, table, keys)
                 after = _keyed(self.conn, table, keys)
                 added = [after[k] for k in after if k not in before]

@@ -1,7 +1,9 @@
-"""The episode database's tables: world tables (seeded) and activity tables (written by pages).
+"""The episode database's shared tables: the world's (seeded) and the activity tables more than
+one system writes (notes, logins, attachments, both payers' requests and appeals, events).
 
-Each table has a primary key so a delta against the template can say exactly which row was
-added, changed or removed.
+A table one system alone owns is declared in that system's folder (`System.ddl`). Every table
+has a primary key so a delta against the template can say exactly which row was added, changed
+or removed (`envs/tables.py` reads the keys of all of them).
 """
 
 from __future__ import annotations
@@ -72,48 +74,14 @@ CREATE TABLE appeals (
   member_dob TEXT, coverage_id TEXT, plan_id TEXT, appeal_type TEXT NOT NULL,
   reason TEXT NOT NULL, explanation TEXT NOT NULL, contact_name TEXT NOT NULL,
   contact_phone TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL);
-CREATE TABLE auth_records (
-  id INTEGER PRIMARY KEY AUTOINCREMENT, referral_id TEXT NOT NULL, auth_status TEXT NOT NULL,
-  auth_number TEXT NOT NULL, valid_from TEXT, valid_through TEXT, author TEXT NOT NULL,
-  created_at TEXT NOT NULL);
 CREATE TABLE attachments (
   id INTEGER PRIMARY KEY AUTOINCREMENT, owner_type TEXT NOT NULL, owner_id TEXT NOT NULL,
   filename TEXT NOT NULL, content_type TEXT NOT NULL, size INTEGER NOT NULL,
   sha256 TEXT NOT NULL, document_id TEXT, content BLOB NOT NULL);
-CREATE TABLE faxes (
-  id TEXT PRIMARY KEY, seq INTEGER NOT NULL UNIQUE, recipient TEXT NOT NULL,
-  fax_number TEXT NOT NULL, cover_note TEXT NOT NULL, patient_mrn TEXT, pages INTEGER NOT NULL,
-  status TEXT NOT NULL, created_at TEXT NOT NULL);
-CREATE TABLE fax_attachments (
-  fax_id TEXT, seq INTEGER, document_id TEXT NOT NULL, PRIMARY KEY (fax_id, seq));
 CREATE TABLE events (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, system TEXT NOT NULL,
   page TEXT NOT NULL, kind TEXT NOT NULL, accepted INTEGER NOT NULL, detail TEXT NOT NULL);
 """
 
-# Primary-key columns per table, in key order: the identity a delta row is reported under.
-PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
-    "meta": ("key",),
-    "plans": ("id",),
-    "patients": ("mrn",),
-    "coverages": ("id",),
-    "providers": ("npi",),
-    "referrals": ("id",),
-    "referral_diagnoses": ("referral_id", "seq"),
-    "referral_services": ("referral_id", "seq"),
-    "denials": ("claim_id",),
-    "denial_lines": ("claim_id", "line"),
-    "dme_orders": ("id",),
-    "documents": ("id",),
-    "payer_rules": ("plan_id", "cpt"),
-    "notes": ("id",),
-    "logins": ("id",),
-    "pa_submissions": ("id",),
-    "appeals": ("id",),
-    "auth_records": ("id",),
-    "attachments": ("id",),
-    "faxes": ("id",),
-    "fax_attachments": ("fax_id", "seq"),
-}
 # `events` is reported in full on its own, so it is not part of the delta.
-DELTA_TABLES: tuple[str, ...] = tuple(PRIMARY_KEYS)
+UNDELTA_TABLES: frozenset[str] = frozenset({"events"})

@@ -18,6 +18,7 @@ from pathlib import Path
 from endstate.envs.descriptors import DescriptorsExhausted, descriptor_limit
 from endstate.envs.registry import systems
 from endstate.envs.schema import DDL, SCHEMA_VERSION
+from endstate.envs.tables import delta_keys
 from endstate.envs.world import World
 from endstate.envs.world_rows import WORLD_ROWS, Rows
 
@@ -86,6 +87,7 @@ def build_template(world: World) -> bytes:
     The bytes depend only on the world, the schema and the SQLite library: the same world
     gives the same sha256 on every start.
     """
+    delta_keys()  # refuses a table without a primary key before any episode exists
     conn = sqlite3.connect(":memory:")
     try:
         conn.executescript(DDL)

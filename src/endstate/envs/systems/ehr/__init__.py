@@ -6,6 +6,7 @@ from pathlib import Path
 
 from endstate.envs.registry import System
 from endstate.envs.systems.ehr.app import ROUTES
+from endstate.envs.systems.ehr.schema import DDL
 from endstate.envs.systems.ehr.state import ehr_state
 from endstate.envs.world import World
 
@@ -39,5 +40,11 @@ def probes(world: World) -> list[str]:
 
 
 SYSTEM = System(
-    "ehr", "EHR", ROUTES, ehr_state, pages=Path(__file__).with_name("pages"), probes=probes
+    "ehr",
+    "EHR",
+    ROUTES,
+    ehr_state,
+    pages=Path(__file__).with_name("pages"),
+    probes=probes,
+    ddl=DDL,
 )

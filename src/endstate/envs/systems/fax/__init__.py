@@ -6,6 +6,7 @@ from pathlib import Path
 
 from endstate.envs.registry import System
 from endstate.envs.systems.fax.app import ROUTES
+from endstate.envs.systems.fax.schema import DDL
 from endstate.envs.systems.fax.state import fax_state
 from endstate.envs.world import World
 
@@ -15,5 +16,11 @@ def probes(world: World) -> list[str]:
 
 
 SYSTEM = System(
-    "fax", "Fax service", ROUTES, fax_state, pages=Path(__file__).with_name("pages"), probes=probes
+    "fax",
+    "Fax service",
+    ROUTES,
+    fax_state,
+    pages=Path(__file__).with_name("pages"),
+    probes=probes,
+    ddl=DDL,
 )
