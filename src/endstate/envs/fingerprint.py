@@ -109,8 +109,9 @@ async def fingerprint(runtime: Runtime, apps: dict[str, Starlette]) -> dict[str,
                 await client.get(f"/start?t={episode.start_tokens[system]}")
                 pages: dict[str, Any] = {}
                 unit = registered.get(system)
+                sign_in_before = unit.sign_in_before if unit else None
                 for path in unit.probes(world) if unit else []:
-                    if system in plans and path in ("/dashboard", "/home"):
+                    if system in plans and path == sign_in_before:
                         plan = plans[system]
                         await login(client, plan.portal_username or "", plan.portal_password or "")
                     response = await client.get(path)

@@ -48,6 +48,9 @@ class System:
     ddl: str = ""  # CREATE TABLE statements of the tables it alone owns
     seed: Callable[[sqlite3.Connection, World], None] | None = None  # rows for those tables
     probes: Callable[[World], list[str]] = field(default=lambda world: [])  # fingerprinted
+    # The first probe behind a sign-in: the fingerprint first signs in (POST /login) with the
+    # portal account of a plan this system serves (`Plan.portal` is its name).
+    sign_in_before: str | None = None
     # Pages reachable only by walking a flow (a wizard): fingerprinted after the probes.
     walk: Callable[[httpx.AsyncClient, World], Awaitable[dict[str, Any]]] | None = None
 

@@ -33,4 +33,5 @@ SYSTEM = System(
     payer_a_state,
     pages=Path(__file__).with_name("pages"),
     probes=probes,
+    sign_in_before="/dashboard",
 )

@@ -32,5 +32,6 @@ SYSTEM = System(
     payer_b_state,
     pages=Path(__file__).with_name("pages"),
     probes=probes,
+    sign_in_before="/home",
     walk=walk_wizard,
 )
