@@ -141,8 +141,8 @@ def test_a_task_template_for_an_unknown_family_is_refused_naming_it(tmp_path: Pa
         "[endstate.task_templates]\nstray = stray_template:TEMPLATE\n"
     )
     (plugin / "stray_template.py").write_text(
-        "from endstate.builtin.templates.base import Template\n"
-        "class Stray(Template):\n"
+        "from endstate.builtin.templates.base import TaskTemplate\n"
+        "class Stray(TaskTemplate):\n"
         "    id = 'billing.easy.stray'\n    family = 'billing'\n    tier = 'easy'\n"
         "    scenario_label = 'x'\n"
         "TEMPLATE = Stray()\n"

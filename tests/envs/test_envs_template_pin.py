@@ -18,7 +18,7 @@ from endstate.envs import EmbeddedSuite
 from endstate.envs.database import EpisodeDB
 from endstate.envs.world import generate_world
 from endstate.envs.world_db import (
-    Template,
+    TemplateDatabase,
     TemplateTampered,
     build_template,
     default_cache_dir,
@@ -188,4 +188,4 @@ def test_an_episode_copy_checks_the_pinned_bytes(tmp_path: Path) -> None:
     template.path.unlink()
     with pytest.raises(TemplateTampered, match="cannot be read"):
         EpisodeDB.create(template, tmp_path / "e3.sqlite", world.clock)
-    assert Template(template.path, template.data).sha256 == template.sha256
+    assert TemplateDatabase(template.path, template.data).sha256 == template.sha256

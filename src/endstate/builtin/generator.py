@@ -21,7 +21,7 @@ from endstate.builtin.templates import (
     FAMILIES,
     FAMILY_WEIGHTS,
     TIERS,
-    Template,
+    TaskTemplate,
     task_templates,
 )
 from endstate.builtin.templates.common import Draft, WorldView
@@ -80,7 +80,7 @@ class Generated:
 
 
 def _quotas(
-    cell: Sequence[Template], n: int, available: dict[str, int], where: str
+    cell: Sequence[TaskTemplate], n: int, available: dict[str, int], where: str
 ) -> dict[str, int]:
     quota = {t.id: 0 for t in cell}
     while n:
@@ -99,7 +99,9 @@ def _quotas(
     return quota
 
 
-def _task_data(draft: Draft, template: Template, view: WorldView, task_id: str) -> dict[str, Any]:
+def _task_data(
+    draft: Draft, template: TaskTemplate, view: WorldView, task_id: str
+) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "id": task_id,
@@ -123,7 +125,7 @@ def _task_data(draft: Draft, template: Template, view: WorldView, task_id: str) 
     }
 
 
-def chosen_templates(only: Sequence[str] = ()) -> list[Template]:
+def chosen_templates(only: Sequence[str] = ()) -> list[TaskTemplate]:
     """Every registered task template, or those `only` names (each must be registered)."""
     registered = task_templates()
     unknown = [i for i in only if i not in registered]
@@ -134,7 +136,7 @@ def chosen_templates(only: Sequence[str] = ()) -> list[Template]:
     return [registered[i] for i in dict.fromkeys(only)] if only else list(registered.values())
 
 
-def _cells(templates: Sequence[Template], count: int, narrowed: bool) -> dict[Cell, int]:
+def _cells(templates: Sequence[TaskTemplate], count: int, narrowed: bool) -> dict[Cell, int]:
     """Tasks per (family, tier): the family weights, or, for named templates, evenly over theirs."""
     if not narrowed:
         return allocate(count)
@@ -155,7 +157,7 @@ def generate(
     world = generate_world(world_seed_for(seed), clock)
     view = WorldView(world)
     used: set[str] = set()
-    drafts: dict[str, list[tuple[Template, Draft]]] = {f: [] for f in FAMILIES}
+    drafts: dict[str, list[tuple[TaskTemplate, Draft]]] = {f: [] for f in FAMILIES}
     for (family, tier), n in _cells(templates, count, bool(only)).items():
         if n == 0:
             continue
@@ -196,7 +198,7 @@ def _source(seed: int, count: int, only: Sequence[str]) -> str:
     return command
 
 
-def _id(t: Template) -> str:
+def _id(t: TaskTemplate) -> str:
     return t.id
 
 

@@ -23,7 +23,7 @@ from endstate.envs.descriptors import (
     out_of_descriptors,
 )
 from endstate.envs.tables import delta_keys
-from endstate.envs.world_db import Template
+from endstate.envs.world_db import TemplateDatabase
 
 JSONValue = Any
 
@@ -114,18 +114,18 @@ class EpisodeDB:
     @classmethod
     def create(
         cls,
-        template: Path | Template,
+        template: Path | TemplateDatabase,
         path: Path,
         clock: str,
         cache: ConnectionCache | None = None,
     ) -> EpisodeDB:
         """A fresh episode: a byte copy of the template (the reset is this copy).
 
-        A pinned `Template` is checked first (`TemplateTampered` if its file changed), and the
-        bytes that passed the check are the ones written. No connection is opened yet.
+        A pinned `TemplateDatabase` is checked first (`TemplateTampered` if its file changed),
+        and the bytes that passed the check are the ones written. No connection is opened yet.
         """
         try:
-            if isinstance(template, Template):
+            if isinstance(template, TemplateDatabase):
                 path.write_bytes(template.read())
                 return cls(path, template.path, clock, baseline=template.data, cache=cache)
             shutil.copyfile(template, path)

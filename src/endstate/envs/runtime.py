@@ -23,7 +23,7 @@ from endstate.envs.database import ConnectionCache, EpisodeDB
 from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.registry import system_names
 from endstate.envs.world import World
-from endstate.envs.world_db import Template
+from endstate.envs.world_db import TemplateDatabase
 
 NONCES_PER_SESSION = 64
 CLOSED_REMEMBERED = 4096  # closed episode ids answered with 410, not 404 (most recent)
@@ -104,7 +104,7 @@ class Runtime:
     def __init__(
         self,
         world: World,
-        template: Template | Path,
+        template: TemplateDatabase | Path,
         data_dir: Path,
         testids: bool,
         faults: bool = False,
@@ -116,7 +116,9 @@ class Runtime:
         self.faults = faults
         # Every episode is a copy of these bytes: a path is pinned as it reads now, and each
         # copy is refused (TemplateTampered) once the file no longer matches the pin.
-        self.pinned = template if isinstance(template, Template) else Template.pin(template)
+        self.pinned = (
+            template if isinstance(template, TemplateDatabase) else TemplateDatabase.pin(template)
+        )
         self.template = self.pinned.path  # the file (benchmarks copy it as a reference)
         self.template_sha256 = self.pinned.sha256
         self.data_dir = data_dir

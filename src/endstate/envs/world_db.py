@@ -2,7 +2,7 @@
 
 Whoever can edit the template edits every episode made from it, so a running suite builds its
 own (`private_template`: milliseconds, into an owner-only directory), pins the sha256 of those
-bytes, and checks the file against the pin before every episode copy (`Template.read`).
+bytes, and checks the file against the pin before every episode copy (`TemplateDatabase.read`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class TemplateTampered(RuntimeError):
 
 
 @dataclass(frozen=True)
-class Template:
+class TemplateDatabase:
     """A template database file and the bytes pinned for it (their sha256 is the pin)."""
 
     path: Path
@@ -48,7 +48,7 @@ class Template:
         object.__setattr__(self, "sha256", hashlib.sha256(self.data).hexdigest())
 
     @classmethod
-    def pin(cls, path: Path) -> Template:
+    def pin(cls, path: Path) -> TemplateDatabase:
         """Pin the file's present bytes (trust on first read: build it yourself first)."""
         return cls(path, path.read_bytes())
 
@@ -109,7 +109,7 @@ def _template_name(world: World) -> str:
     return f"world-{world.sha256[:24]}-schema{SCHEMA_VERSION}-{tables[:8]}.sqlite"
 
 
-def private_template(world: World, parent: Path | None = None) -> Template:
+def private_template(world: World, parent: Path | None = None) -> TemplateDatabase:
     """Build the world's template into a new owner-only directory and pin its bytes.
 
     The directory comes from `tempfile.mkdtemp` (mode 0700) and the file is read-only; the
@@ -121,7 +121,7 @@ def private_template(world: World, parent: Path | None = None) -> Template:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
     with os.fdopen(fd, "wb") as out:
         out.write(data)
-    return Template(path, data)
+    return TemplateDatabase(path, data)
 
 
 def template_path(world: World, cache_dir: Path | None = None) -> Path:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from endstate.builtin.templates import denials, dme, prior_auth
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.registry import (
     FAMILIES,
     FAMILY_WEIGHTS,
@@ -13,7 +13,7 @@ from endstate.builtin.templates.registry import (
 )
 
 # The ones endstate ships; `task_templates()` adds those of installed packages.
-BUILTIN_TEMPLATES: tuple[Template, ...] = (
+BUILTIN_TEMPLATES: tuple[TaskTemplate, ...] = (
     *prior_auth.TEMPLATES,
     *denials.TEMPLATES,
     *dme.TEMPLATES,
@@ -24,7 +24,7 @@ __all__ = [
     "FAMILIES",
     "FAMILY_WEIGHTS",
     "TIERS",
-    "Template",
+    "TaskTemplate",
     "register_task_template",
     "task_templates",
 ]

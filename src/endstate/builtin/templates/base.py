@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from endstate.builtin.templates.common import Draft, WorldView
 
 
-class Template:
+class TaskTemplate:
     """One kind of task for one family and tier; subclasses fill in the class attributes.
 
     `candidates` lists every record of a world the template can be instantiated on (in world

@@ -2,7 +2,7 @@
 under the entry-point group `endstate.task_templates`.
 
     [project.entry-points."endstate.task_templates"]
-    my-template = "my_package.template:TEMPLATE"    # a Template instance
+    my-template = "my_package.template:TEMPLATE"    # a TaskTemplate instance
 
 A template joins an existing family and tier; the generator draws from every registered one, and
 a corpus drawn with templates from installed packages says so in its lock's `source`.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.errors import EndstateError
 from endstate.plugins import Registry
 
@@ -23,7 +23,7 @@ TIERS: tuple[str, ...] = ("easy", "medium", "hard")
 _ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
 
 
-def _check(template: Template) -> None:
+def _check(template: TaskTemplate) -> None:
     where = f"task template {getattr(template, 'id', None)!r}"
     if not isinstance(getattr(template, "id", None), str) or not _ID.fullmatch(template.id):
         raise EndstateError(f"{where}: id must be lowercase letters, digits, '.', '_' or '-'")
@@ -38,18 +38,18 @@ def _check(template: Template) -> None:
         )
 
 
-TASK_TEMPLATES: Registry[Template] = Registry(
+TASK_TEMPLATES: Registry[TaskTemplate] = Registry(
     ENTRY_POINT_GROUP,
-    Template,
+    TaskTemplate,
     "endstate.builtin.templates.builtin_task_templates",
     check=_check,
 )
 
 
-def register_task_template(template: Template) -> Template:
+def register_task_template(template: TaskTemplate) -> TaskTemplate:
     return TASK_TEMPLATES.register(template)
 
 
-def task_templates() -> dict[str, Template]:
+def task_templates() -> dict[str, TaskTemplate]:
     """Every task template by id: the built-ins, then those installed packages declare."""
     return TASK_TEMPLATES.items()

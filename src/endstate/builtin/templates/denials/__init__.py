@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.denials.appeal_by_fax import AppealByFax
 from endstate.builtin.templates.denials.appeal_letter import AppealLetter
 from endstate.builtin.templates.denials.batch_triage import BatchTriage
@@ -14,7 +14,7 @@ from endstate.builtin.templates.denials.portal_appeal import PortalAppeal
 from endstate.builtin.templates.denials.triage_by_reason import TriageByReason
 from endstate.builtin.templates.denials.window_closed import WindowClosed
 
-TEMPLATES: tuple[Template, ...] = (
+TEMPLATES: tuple[TaskTemplate, ...] = (
     TriageByReason(),
     AppealByFax(),
     WindowClosed(),

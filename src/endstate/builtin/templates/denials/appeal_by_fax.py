@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     NO_VALUE,
     Draft,
@@ -34,7 +34,7 @@ from endstate.builtin.templates.denials.facts import (
 from endstate.envs.world import Denial, Document, mdy
 
 
-class AppealByFax(Template):
+class AppealByFax(TaskTemplate):
     """Medium: fax the appeal with the chart's letter, bring the transmission id back."""
 
     id = "dn.medium.appeal-by-fax"

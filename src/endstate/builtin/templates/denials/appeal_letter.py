@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     NO_VALUE,
     Draft,
@@ -31,7 +31,7 @@ from endstate.envs.systems.ehr import controls as ehr
 from endstate.envs.world import Denial, DenialLine
 
 
-class AppealLetter(Template):
+class AppealLetter(TaskTemplate):
     """Easy: build the appeal letter in the EHR for exactly the denied lines, then triage."""
 
     id = "dn.easy.appeal-letter"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     DISPOSITION_LABELS,
     Draft,
@@ -30,7 +30,7 @@ from endstate.builtin.templates.denials.triage_by_reason import TriageByReason
 from endstate.envs.world import Denial
 
 
-class BatchTriage(Template):
+class BatchTriage(TaskTemplate):
     """Hard: three denials at once, each with the disposition its own reason calls for."""
 
     id = "dn.hard.batch-triage"

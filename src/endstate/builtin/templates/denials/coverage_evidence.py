@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     DISPOSITION_LABELS,
     Draft,
@@ -84,7 +84,7 @@ def _decide(w: WorldView, d: Denial) -> _Decision:
     )
 
 
-class CoverageEvidence(Template):
+class CoverageEvidence(TaskTemplate):
     """Hard: a coordination-of-benefits or terminated-coverage denial; the remittance, the
     claim's date of service and the coverages on the patient's account decide together."""
 

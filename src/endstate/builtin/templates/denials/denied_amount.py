@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     DISPOSITION_LABELS,
     Draft,
@@ -34,7 +34,7 @@ from endstate.builtin.templates.denials.facts import (
 )
 
 
-class DeniedAmount(Template):
+class DeniedAmount(TaskTemplate):
     """Hard: a calculation from the line items — the billed total of the denied lines."""
 
     id = "dn.hard.denied-amount"

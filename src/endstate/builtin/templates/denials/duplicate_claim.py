@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     Draft,
     Traj,
@@ -29,7 +29,7 @@ from endstate.builtin.templates.denials.facts import (
 )
 
 
-class DuplicateClaim(Template):
+class DuplicateClaim(TaskTemplate):
     """Hard: the payer denied an exact duplicate — nothing to contest; close it and say why."""
 
     id = "dn.hard.duplicate-claim"

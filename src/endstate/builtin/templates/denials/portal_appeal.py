@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     NO_VALUE,
     Draft,
@@ -39,7 +39,7 @@ from endstate.envs.systems.payer_b import controls as payer_b
 from endstate.envs.world import Denial, Document, mdy
 
 
-class PortalAppeal(Template):
+class PortalAppeal(TaskTemplate):
     """Medium: file the appeal on the payer's portal with the letter, case number back."""
 
     id = "dn.medium.portal-appeal"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     DISPOSITION_LABELS,
     Draft,
@@ -32,7 +32,7 @@ from endstate.builtin.templates.denials.facts import (
 from endstate.envs.world import mdy
 
 
-class TriageByReason(Template):
+class TriageByReason(TaskTemplate):
     """Easy: read the adjustment reason, pick the disposition it calls for, note why."""
 
     id = "dn.easy.triage-by-reason"

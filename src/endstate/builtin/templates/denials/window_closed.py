@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     Draft,
     Mutation,
@@ -31,7 +31,7 @@ from endstate.builtin.templates.denials.facts import (
 from endstate.envs.world import mdy
 
 
-class WindowClosed(Template):
+class WindowClosed(TaskTemplate):
     """Hard: the appeal deadline has passed — do not appeal; write off and say why."""
 
     id = "dn.hard.appeal-window-closed"

@@ -6,7 +6,7 @@ which chart documents are the right ones to send."""
 
 from __future__ import annotations
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.dme.facts import FAMILY
 from endstate.builtin.templates.dme.fax_order import FaxOrder
 from endstate.builtin.templates.dme.missing_document import MissingDocument
@@ -15,7 +15,7 @@ from endstate.builtin.templates.dme.queue_written_order import QueueWrittenOrder
 from endstate.builtin.templates.dme.stale_packet import StalePacket
 from endstate.builtin.templates.dme.supplier_packet import SupplierPacket
 
-TEMPLATES: tuple[Template, ...] = (
+TEMPLATES: tuple[TaskTemplate, ...] = (
     FaxOrder(),
     SupplierPacket(),
     StalePacket(),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     Draft,
     Mutation,
@@ -28,7 +28,7 @@ from endstate.builtin.templates.dme.facts import (
 from endstate.envs.world import DmeOrder, Document
 
 
-class FaxOrder(Template):
+class FaxOrder(TaskTemplate):
     """Easy: one document, one fax — the signed written order to the supplier."""
 
     id = "dme.easy.fax-written-order"

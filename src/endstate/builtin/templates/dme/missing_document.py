@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     Draft,
     Mutation,
@@ -34,7 +34,7 @@ from endstate.envs import catalog
 from endstate.envs.world import DmeOrder
 
 
-class MissingDocument(Template):
+class MissingDocument(TaskTemplate):
     """Hard: a required document is not in the chart — send nothing, note what is missing."""
 
     id = "dme.hard.missing-document"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     NO_VALUE,
     Draft,
@@ -36,7 +36,7 @@ from endstate.builtin.templates.dme.facts import (
 )
 
 
-class QueuePacket(Template):
+class QueuePacket(TaskTemplate):
     """Medium: from the EHR's DME queue — review the order, fax the packet, note the fax id."""
 
     id = "dme.medium.queue-packet"

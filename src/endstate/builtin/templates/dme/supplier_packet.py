@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     Draft,
     Mutation,
@@ -33,7 +33,7 @@ from endstate.builtin.templates.dme.facts import (
 from endstate.envs import catalog
 
 
-class SupplierPacket(Template):
+class SupplierPacket(TaskTemplate):
     """Medium: every document the supplier needs, with a cover note naming the order."""
 
     id = "dme.medium.supplier-packet"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.prior_auth.auth_already_on_file import AuthAlreadyOnFile
 from endstate.builtin.templates.prior_auth.auth_on_file import AuthOnFile
 from endstate.builtin.templates.prior_auth.coverage_not_active import CoverageNotActive
@@ -13,7 +13,7 @@ from endstate.builtin.templates.prior_auth.portal_request import PortalRequest
 from endstate.builtin.templates.prior_auth.portal_request_decoy import PortalRequestDecoy
 from endstate.builtin.templates.prior_auth.wizard_request import WizardRequest
 
-TEMPLATES: tuple[Template, ...] = (
+TEMPLATES: tuple[TaskTemplate, ...] = (
     AuthOnFile(),
     PolicyLookup(),
     PortalRequest(),

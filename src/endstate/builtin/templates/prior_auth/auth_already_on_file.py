@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     DETERMINATION,
     Draft,
@@ -30,7 +30,7 @@ from endstate.builtin.templates.prior_auth.facts import (
 )
 
 
-class AuthAlreadyOnFile(Template):
+class AuthAlreadyOnFile(TaskTemplate):
     """Hard: asked to secure authorization, but one exists — a new request is a duplicate."""
 
     id = "pa.hard.duplicate-request"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     DETERMINATION,
     Draft,
@@ -32,7 +32,7 @@ from endstate.builtin.templates.prior_auth.facts import (
 )
 
 
-class AuthOnFile(Template):
+class AuthOnFile(TaskTemplate):
     """Easy: the answer is in the chart — an authorization already exists."""
 
     id = "pa.easy.auth-on-file"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     DETERMINATION,
     FOLLOW_UP,
@@ -29,7 +29,7 @@ from endstate.builtin.templates.prior_auth.facts import (
 from endstate.envs.world import Coverage, Referral, mdy
 
 
-class CoverageNotActive(Template):
+class CoverageNotActive(TaskTemplate):
     """Hard: the coverage on the referral is not in force — stop, document, escalate."""
 
     id = "pa.hard.coverage-not-active"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     DETERMINATION,
     NO_VALUE,
@@ -35,7 +35,7 @@ from endstate.builtin.templates.prior_auth.facts import (
 from endstate.envs.world import Document, Referral, mdy
 
 
-class FaxRequest(Template):
+class FaxRequest(TaskTemplate):
     """Medium: a plan without a portal takes requests by fax; the transmission id comes back."""
 
     id = "pa.medium.fax-request"

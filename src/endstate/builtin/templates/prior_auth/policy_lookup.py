@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     DETERMINATION,
     Draft,
@@ -34,7 +34,7 @@ from endstate.builtin.templates.prior_auth.facts import (
 )
 
 
-class PolicyLookup(Template):
+class PolicyLookup(TaskTemplate):
     """Easy: read the payer's published policy and make the determination."""
 
     id = "pa.easy.policy-lookup"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     Draft,
     Mutation,
@@ -31,7 +31,7 @@ from endstate.builtin.templates.prior_auth.facts import (
 from endstate.envs.world import Document, Referral
 
 
-class PortalRequest(Template):
+class PortalRequest(TaskTemplate):
     """Medium: carry the referral into Payer A's form, bring the confirmation back."""
 
     id = "pa.medium.portal-request"

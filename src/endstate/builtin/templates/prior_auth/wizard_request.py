@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from endstate.builtin.templates.base import Template
+from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
     Draft,
     Mutation,
@@ -30,7 +30,7 @@ from endstate.builtin.templates.prior_auth.facts import (
 from endstate.envs.world import Document, Referral
 
 
-class WizardRequest(Template):
+class WizardRequest(TaskTemplate):
     """Medium: the round trip through Payer B's multi-step wizard, reference number back."""
 
     id = "pa.medium.wizard-request"
