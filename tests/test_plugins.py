@@ -155,3 +155,23 @@ def test_a_task_template_for_an_unknown_family_is_refused_naming_it(tmp_path: Pa
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "task template 'billing.easy.stray': family 'billing' is not one of" in proc.stderr
     assert not (tmp_path / "c").exists()
+
+
+def test_the_system_list_names_each_system_its_origin_and_its_own_tables(tmp_path: Path) -> None:
+    proc = _endstate("env", "systems", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if "│" in line}
+    assert {"ehr", "payer_a", "payer_b", "fax", "toy_desk"} <= set(rows)
+    assert "toy_system:SYSTEM" in rows["toy_desk"] and "toy_answers" in rows["toy_desk"]
+    assert "built-in" in rows["ehr"] and "auth_records" in rows["ehr"]
+
+
+def test_the_state_document_contract_has_a_row_for_every_built_in_system() -> None:
+    """The docs table of top-level keys is held to the registry: a system added without its
+    row in docs/state-document.md fails here."""
+    from endstate.envs.registry import SYSTEMS
+
+    docs = (Path(__file__).parents[1] / "docs" / "state-document.md").read_text()
+    built_in = [n for n in SYSTEMS.items() if SYSTEMS.origin(n) == "built-in"]
+    assert built_in and all(f"| `{name}` | object |" in docs for name in built_in), built_in
+    assert all(f"## `{name}`" in docs for name in built_in)

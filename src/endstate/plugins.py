@@ -38,15 +38,22 @@ class Registry(Generic[T]):
         self.builtins = builtins  # the module whose import registers the built-ins
         self.check = check  # refuses an item that cannot be registered (raise EndstateError)
         self._items: dict[str, T] = {}
+        self._origins: dict[str, str] = {}  # name -> "built-in" or the entry point's target
         self._loaded = False
 
-    def register(self, item: T) -> T:
+    def register(self, item: T, origin: str = "built-in") -> T:
         if self.check is not None:
             self.check(item)
         if item.name in self._items and self._items[item.name] is not item:
             raise EndstateError(f"{self.group}: {item.name!r} is registered twice")
         self._items[item.name] = item
+        self._origins.setdefault(item.name, origin)
         return item
+
+    def origin(self, name: str) -> str:
+        """Where a registered item comes from: "built-in", or its plug-in's entry point."""
+        self.items()
+        return self._origins[name]
 
     def items(self) -> dict[str, T]:
         """Every item: the built-ins, then those installed packages declare (loaded once)."""
@@ -65,5 +72,5 @@ class Registry(Generic[T]):
                         f"{self.group} plug-in {point.name!r} ({point.value}) is not a "
                         f"{self.kind.__name__}"
                     )
-                self.register(item)
+                self.register(item, origin=f"{point.value} (plug-in)")
         return dict(self._items)

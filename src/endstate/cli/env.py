@@ -69,6 +69,24 @@ def serve(
 
 
 @env_app.command()
+def systems() -> None:
+    """List the registered systems: the built-ins and those installed packages add."""
+    from rich.table import Table
+
+    from endstate.cli.console import out
+    from endstate.envs.registry import SYSTEMS
+    from endstate.envs.tables import table_keys
+
+    table = Table(title="Systems", title_justify="left")
+    for column in ("system", "title", "from", "routes", "own tables"):
+        table.add_column(column)
+    for name, system in SYSTEMS.items().items():
+        owned = ", ".join(t for t, _ in table_keys(system.ddl)) if system.ddl else "-"
+        table.add_row(name, system.title, SYSTEMS.origin(name), str(len(system.routes)), owned)
+    out.print(table)
+
+
+@env_app.command()
 def fingerprint(
     seed: SeedOption = DEFAULT_SEED,
     no_testids: Annotated[
