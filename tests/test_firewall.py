@@ -55,6 +55,24 @@ def test_start_url_is_filled_per_episode(hab_corpus: HabCorpus) -> None:
     assert project(task).start_url == hab_corpus.denial_default
 
 
+def test_start_path_is_placed_under_the_site_of_a_one_app_portal(hab_corpus: HabCorpus) -> None:
+    """The benchmark's portals are one app: /denied lives at /emr/denied, while a start path
+    that already names its portal (/emr/dme) is taken from the origin as it is."""
+    task = load_corpus(hab_corpus.root).task(hab_corpus.denial)
+    roots = ("/emr", "/payer-a", "/payer-b", "/fax-portal")
+    binding = EpisodeBinding(
+        run_id="r1", base_url="http://127.0.0.1:3000", site_path="/emr", root_paths=roots
+    )
+    path = hab_corpus.denial_start.removeprefix("http://127.0.0.1:8123").replace("ep-1", "r1")
+    assert project(task, binding).start_url == "http://127.0.0.1:3000/emr" + path
+    rooted = task.model_copy(
+        update={
+            "public": task.public.model_copy(update={"start_path": "/emr/dme?run_id={{RUN_ID}}"})
+        }
+    )
+    assert project(rooted, binding).start_url == "http://127.0.0.1:3000/emr/dme?run_id=r1"
+
+
 def _leaks_tier(task: Task, binding: EpisodeBinding) -> Projection:
     honest = project(task, binding)
     return honest.model_copy(update={"instruction": f"{honest.instruction} ({task.tier} task)"})

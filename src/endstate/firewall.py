@@ -35,6 +35,14 @@ class EpisodeBinding(BaseModel):
         default_factory=dict,
         description="Episode start URL per system id; used as is for a task starting there.",
     )
+    site_path: str = Field(
+        default="",
+        description="Where the task's website lives under base_url (one app serving several "
+        "portals, e.g. /emr); a start path under one of root_paths already names its portal.",
+    )
+    root_paths: tuple[str, ...] = Field(
+        default=(), description="Start paths under these are taken from base_url's origin."
+    )
 
 
 PREVIEW_BINDING = EpisodeBinding(run_id="preview")
@@ -83,6 +91,9 @@ def start_url(task: Task, binding: EpisodeBinding) -> str | None:
     base = binding.base_url or (task.public.website.url if task.public.website else None)
     if not base:
         return filled
+    if binding.site_path and filled.startswith("/"):
+        rooted = filled.startswith(binding.root_paths)  # as the benchmark's harness decides
+        return _origin(base) + ("" if rooted else binding.site_path.rstrip("/")) + filled
     return _origin(base) + filled if filled.startswith("/") else base.rstrip("/") + "/" + filled
 
 
