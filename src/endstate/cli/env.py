@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from endstate.cli.hab import hab_app
 from endstate.envs.world import DEFAULT_CLOCK, DEFAULT_SEED, generate_world
 
 env_app = typer.Typer(
@@ -120,3 +121,10 @@ def world(
         return
     out.write_text(text + "\n", encoding="utf-8")
     typer.echo(f"{generated.id} {generated.sha256}")
+
+
+env_app.add_typer(
+    hab_app,
+    name="hab",
+    help="Build and serve the HealthAdminBench v2 portals (the benchmark's own Next.js app).",
+)

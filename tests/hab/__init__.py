@@ -1,0 +1,2 @@
+"""Tests of the HealthAdminBench portals environment (a package, so its conftest never shadows
+another)."""
