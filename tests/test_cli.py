@@ -205,11 +205,26 @@ def test_one_poisonous_state_never_stops_the_scoring_of_the_others(tmp_path: Pat
 
 
 def test_tasks_for_another_website_are_refused_on_the_embedded_suite(tmp_path: Path) -> None:
-    proc = endstate("run", "--corpus", FIXTURES / "hab-mini", "--out", tmp_path / "runs")
+    proc = endstate(
+        "run", "--corpus", FIXTURES / "hab-mini", "--env", "embedded", "--out", tmp_path / "runs"
+    )
     assert_one_line_error(
         proc, "6 of 6 task(s) cannot run on the embedded environment", "mini-portal.example"
     )
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_tasks_of_the_benchmarks_portals_say_how_to_set_them_up(tmp_path: Path) -> None:
+    """Without --env, the tasks' website chooses the environment; the portals not being built
+    here is one line naming the setup command."""
+    proc = subprocess.run(
+        [str(ENDSTATE), "run", "--corpus", str(FIXTURES / "hab-mini"), "--out", str(tmp_path / "r")],
+        capture_output=True, text=True, timeout=120,
+        env={"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"},
+    )  # fmt: skip
+    assert_one_line_error(
+        proc, "these tasks run on the hab environment", "endstate env hab setup --source PATH"
+    )
 
 
 def test_lint_of_a_folder_without_tasks_is_an_error(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from endstate.cli.run_options import (
     AgentEnv,
     AgentMount,
     AgentSpec,
+    AllowAgentWritableState,
     Attempts,
     Corpus,
     EnvName,
@@ -58,7 +59,8 @@ if TYPE_CHECKING:
 def run(
     corpus: Corpus = None,
     agent: AgentSpec = None,
-    env: EnvName = "embedded",
+    env: EnvName = None,
+    allow_agent_writable_state: AllowAgentWritableState = False,
     attempts: Attempts = None,
     workers: Workers = None,
     max_steps: MaxSteps = None,
@@ -91,6 +93,8 @@ def run(
 
     given = RunSettings(
         corpus=corpus,
+        env=env,
+        allow_agent_writable_state=True if allow_agent_writable_state else None,
         agent=agent,
         attempts=attempts,
         workers=workers,
@@ -123,7 +127,7 @@ def run(
     ).make()
     bar = RunProgress(console=err)
     where: list[Path] = []
-    options = _run_options(s, env, out, resume, pin, judge, gates, bar, where)
+    options = _run_options(s, out, resume, pin, judge, gates, bar, where)
     result = _execute(options, bar, where)
     sys.stdout.write(result.report)
     sys.stdout.write(f"\nrun directory: {result.store.root}\n")
@@ -132,7 +136,6 @@ def run(
 
 def _run_options(
     s: RunSettings,
-    env: str,
     out: Path,
     resume: Path | None,
     pin: Path | None,
@@ -169,7 +172,8 @@ def _run_options(
         corpus=chosen,
         agent=made,
         agent_spec=s.agent,
-        env=env,
+        env=s.env,
+        allow_agent_writable_state=bool(s.allow_agent_writable_state),
         attempts=s.attempts or 1,
         workers=s.workers or 2,
         max_steps=s.max_steps,

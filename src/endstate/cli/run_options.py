@@ -16,7 +16,21 @@ AgentSpec = Annotated[
         "--agent", help="null (default) | replay:FILE | command:CMD | llm:MODEL | plug-in"
     ),
 ]
-EnvName = Annotated[str, typer.Option("--env", help="Environment (default embedded).")]
+EnvName = Annotated[
+    str | None,
+    typer.Option(
+        "--env",
+        help="Environment (default: the one the tasks' website names, else embedded).",
+    ),
+]
+AllowAgentWritableState = Annotated[
+    bool,
+    typer.Option(
+        "--allow-agent-writable-state",
+        help="Run an agent with script access (command:) where the end state lives in its "
+        "browser (--env hab); every report then says the state was agent-writable.",
+    ),
+]
 Attempts = Annotated[
     int | None, typer.Option("--attempts", min=1, help="Attempts per task (default 1).")
 ]

@@ -301,6 +301,25 @@ def _run_isolation(manifest: Manifest, records: list[TaskRecord]) -> str:
     )
 
 
+def _state_store_text(manifest: Manifest) -> str:
+    """Where the end state lived, when that was the agent's own browser."""
+    details = manifest.environment.details
+    if details.get("state_store") != "agent_browser":
+        return ""
+    if details.get("agent_writable_state"):
+        return (
+            ". AGENT-WRITABLE STATE: the end state lived in the browser the agent drove (the "
+            "portals' localStorage) and this agent could run script there "
+            f"({manifest.agent.kind}, allowed with --allow-agent-writable-state): a score here "
+            "cannot tell work done through the pages from a forged store"
+        )
+    return (
+        ". The end state lived in the browser the agent drove (the portals' localStorage), "
+        f"which script could write; this agent ({manifest.agent.kind}) acted only through "
+        "endstate's action vocabulary, which has no script execution"
+    )
+
+
 def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summary) -> Disclosure:
     """Disclosure for a run endstate executed itself, filled from its manifest and records."""
     reasons = Counter(
@@ -336,7 +355,8 @@ def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summa
             "Scoring input",
             f"only the end state read back from the {env.kind} environment after each attempt; "
             f"agent messages and claims recorded, never scored ({false_success} of "
-            f"{len(claims)} attempts claimed success without passing)",
+            f"{len(claims)} attempts claimed success without passing)"
+            f"{_state_store_text(manifest)}",
         ),
         (
             "unmeasurable",

@@ -40,6 +40,7 @@ def episode_seed(run_seed: int, key: str) -> int:
 class EmbeddedEnvironment:
     kind = "embedded"
     needs_harness_browser = False
+    state_store = "harness"
 
     def __init__(
         self,

@@ -44,6 +44,9 @@ class StateUnavailable(Exception):
 class Environment(Protocol):
     kind: str
     needs_harness_browser: bool
+    # Where the end state lives: "harness" (a server the agent reaches only through its pages)
+    # or "agent_browser" (storage in the browser the agent drives, which script could write).
+    state_store: str
 
     def info(self) -> EnvironmentInfo: ...
 

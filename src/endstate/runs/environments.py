@@ -14,6 +14,7 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
+from endstate.corpus.model import PublicTask
 from endstate.errors import EndstateError
 from endstate.plugins import Registry
 from endstate.runs.environment import Environment
@@ -34,6 +35,10 @@ class EnvironmentKind:
     name: str
     start: Callable[[EnvironmentSettings], AbstractAsyncContextManager[Environment]]
     summary: str = ""
+    # The tasks it is the environment of (a website of its own), when no --env is given.
+    serves: Callable[[PublicTask], bool] | None = None
+    # Why it cannot start on this machine (not set up), or None: checked before choosing it.
+    unavailable: Callable[[], str | None] | None = None
 
 
 KINDS: Registry[EnvironmentKind] = Registry(
@@ -48,6 +53,22 @@ def register_environment(kind: EnvironmentKind) -> EnvironmentKind:
 def environment_kinds() -> dict[str, EnvironmentKind]:
     """Every kind: the built-ins, then those installed packages declare (loaded once)."""
     return KINDS.items()
+
+
+def choose_environment(tasks: list[PublicTask]) -> str:
+    """The environment a corpus's tasks name: the first kind that serves any of them (it then
+    refuses, in one line, those it cannot run), else the embedded suite. A kind that serves
+    them but is not set up here is refused with its reason."""
+    for kind in environment_kinds().values():
+        if kind.serves is not None and any(kind.serves(t) for t in tasks):
+            why = kind.unavailable() if kind.unavailable is not None else None
+            if why:
+                raise EndstateError(
+                    f"these tasks run on the {kind.name} environment ({kind.summary}), which is "
+                    f"not ready: {why}"
+                )
+            return kind.name
+    return "embedded"
 
 
 def environment_kind(name: str) -> EnvironmentKind:

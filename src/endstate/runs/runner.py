@@ -220,6 +220,9 @@ class Runner:
                 task, attempt, f"end state unreadable: {exc}", self.judge, source, fault
             )
             return record.model_copy(update={"facts": facts})
+        # The exact document scored, kept for audits and for scoring it again elsewhere.
+        end_state = self.store.trace_dir(task.id, attempt) / "end_state.json"
+        await asyncio.to_thread(end_state.write_text, json.dumps(state, ensure_ascii=False))
         began = time.monotonic()
         record = await asyncio.to_thread(score_task, task, state, attempt, self.judge, source)
         facts = facts.model_copy(update={"scoring_seconds": round(time.monotonic() - began, 3)})

@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from endstate import firewall
 from endstate.agents.base import Agent, RunResources
@@ -39,7 +40,11 @@ from endstate.report.html import render_html
 from endstate.report.summary import Summary, summarize
 from endstate.report.text import render_text
 from endstate.runs.environment import Environment
-from endstate.runs.environments import EnvironmentSettings, environment_kind
+from endstate.runs.environments import (
+    EnvironmentSettings,
+    choose_environment,
+    environment_kind,
+)
 from endstate.runs.runner import Runner, RunPlan
 from endstate.runs.shared_browser import shared_browser
 from endstate.runs.store import RunStore, read_manifest_file
@@ -51,7 +56,8 @@ class RunOptions:
     corpus: Path
     agent: Agent
     agent_spec: str
-    env: str = "embedded"
+    env: str | None = None  # None: the environment the tasks name (choose_environment)
+    allow_agent_writable_state: bool = False
     attempts: int = 1
     workers: int = 2
     max_steps: int = 50
@@ -114,6 +120,21 @@ async def refusing_foreign_tasks(
         raise EndstateError(
             f"{corpus.root}: {len(foreign)} of {len(tasks)} task(s) cannot run on the {env.kind} "
             f"environment: {first}: {why}; they need the environment of their own website"
+        )
+    yield
+
+
+@asynccontextmanager
+async def refusing_agent_writable_state(env: Environment, opts: RunOptions) -> AsyncIterator[None]:
+    """An agent with script access to the browser that holds the end state could write it: it
+    runs there only when asked for by name, and every report then says so."""
+    mode = opts.agent.isolation().mode
+    writable = env.state_store == "agent_browser" and mode != "in-process"
+    if writable and not opts.allow_agent_writable_state:
+        raise EndstateError(
+            f"the {env.kind} environment keeps the end state in the browser the agent drives, "
+            f"and a {opts.agent.kind} agent can run script there to write it; run it anyway with "
+            "--allow-agent-writable-state (every report will say the state was agent-writable)"
         )
     yield
 
@@ -195,7 +216,7 @@ def _manifest(
             world_id=info.world_id,
             world_hash=info.world_hash,
             pinned_clock=info.pinned_clock,
-            details=info.details,
+            details=info.details | _state_store(env, isolation, opts),
         ),
         limits=RunLimits(
             attempts=opts.attempts,
@@ -208,6 +229,18 @@ def _manifest(
         host=HostFacts.here(browser),
         isolation=isolation,
     )
+
+
+def _state_store(env: Environment, isolation: Isolation, opts: RunOptions) -> dict[str, Any]:
+    """For an end state kept in the agent's browser: that, and whether the agent could write it."""
+    if env.state_store != "agent_browser":
+        return {}
+    writable = isolation.mode != "in-process"
+    return {
+        "state_store": env.state_store,
+        "agent_writable_state": writable,
+        "agent_writable_state_allowed": bool(opts.allow_agent_writable_state and writable),
+    }
 
 
 def _refuse(what: str, mismatches: list[str]) -> None:
@@ -231,9 +264,11 @@ async def execute(opts: RunOptions) -> RunResult:
     store: RunStore | None = RunStore(opts.resume) if opts.resume else None
     previous = store.read_manifest() if store else None
 
+    kind = opts.env or choose_environment([t.public for t in tasks])
     async with (
-        start_environment(opts.env, opts.seed, opts.world_seed, opts.environment) as env,
+        start_environment(kind, opts.seed, opts.world_seed, opts.environment) as env,
         refusing_foreign_tasks(env, tasks, corpus),
+        refusing_agent_writable_state(env, opts),
         started_agent(opts, corpus, env, len(tasks) * opts.attempts) as agent,
         shared_browser(agent.uses_page or env.needs_harness_browser) as browser,
     ):
@@ -333,6 +368,11 @@ def render(
         f"endstate run {manifest.run_id} — {manifest.agent.spec} on {manifest.corpus.name} "
         f"({manifest.mode})"
         + (" — NOT ISOLATED: the agent ran unsandboxed" if not_isolated(manifest.isolation) else "")
+        + (
+            " — AGENT-WRITABLE STATE: the end state lived in the agent's own browser"
+            if manifest.environment.details.get("agent_writable_state")
+            else ""
+        )
         + interrupted_note(records)
     )
     text = render_text(summary, disclosure, title)

@@ -23,6 +23,8 @@ class RunSettings:
     """Every setting a run is started with; None means "not given"."""
 
     corpus: Path | None = None
+    env: str | None = None  # None to the end: the corpus's tasks choose (session.py)
+    allow_agent_writable_state: bool | None = None
     agent: str | None = None
     attempts: int | None = None
     workers: int | None = None
@@ -43,6 +45,7 @@ class RunSettings:
 
 
 DEFAULTS = RunSettings(
+    allow_agent_writable_state=False,
     agent="null",
     attempts=1,
     workers=2,
@@ -73,8 +76,11 @@ def from_manifest(manifest: Manifest) -> RunSettings:
     config: dict[str, Any] = manifest.agent.config
     judge = manifest.judge
     isolation = manifest.isolation.mode if manifest.isolation else None
+    allowed = manifest.environment.details.get("agent_writable_state_allowed")
     return RunSettings(
         corpus=Path(manifest.corpus.root),
+        env=manifest.environment.kind,
+        allow_agent_writable_state=allowed if isinstance(allowed, bool) else None,
         agent=manifest.agent.spec,
         attempts=manifest.limits.attempts,
         workers=manifest.limits.workers,
