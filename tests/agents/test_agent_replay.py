@@ -92,6 +92,30 @@ def test_replay_is_validation_and_pins_its_file(tmp_path: Path, attachment: Path
     assert ReplayAgent(path).config()["sha256"] != config["sha256"]
 
 
+def test_a_folder_replay_plays_each_tasks_own_trajectory(
+    browser: Browser, site: FormSite, ctx_for: Ctx, tmp_path: Path, attachment: Path
+) -> None:
+    """`replay:DIR` holds one `<task id>.json` per task; a task without one is an error."""
+    folder = trajectory(tmp_path, FORM_ACTIONS, attachment).parent
+    (folder / "form.json").rename(folder / "t-form-1.json")
+    save_trajectory(actions(FORM_ACTIONS[:1]), folder / "t-other.json")
+    agent = ReplayAgent(folder)
+    assert agent.config()["tasks"] == ["t-form-1", "t-other"]
+    outcome = replay(browser, agent, ctx_for(), f"{site.url}/form")
+    assert outcome.claim == "done", outcome.error
+    assert site.submissions == [EXPECTED_SUBMISSION]
+    (folder / "t-form-1.json").unlink()
+    missing = replay(browser, ReplayAgent(folder), ctx_for(), f"{site.url}/form")
+    assert (missing.claim, missing.error) == (
+        "error",
+        f"no trajectory for task t-form-1 in {folder}",
+    )
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(TrajectoryError, match="no trajectories"):
+        ReplayAgent(empty)
+
+
 def test_replay_stops_at_the_first_failing_action(
     browser: Browser, site: FormSite, ctx_for: Ctx, tmp_path: Path, attachment: Path
 ) -> None:

@@ -50,6 +50,10 @@ def _llm(arg: str, options: AgentOptions) -> Agent:
 
 
 NULL = register_agent(AgentKind("null", None, _null, "does nothing: the floor"))
-REPLAY = register_agent(AgentKind("replay", "FILE", _replay, "replays a trajectory (validation)"))
+REPLAY = register_agent(
+    AgentKind(
+        "replay", "FILE|DIR", _replay, "replays a trajectory, or DIR/<task id>.json (validation)"
+    )
+)
 COMMAND = register_agent(AgentKind("command", "CMD", _command, "an external program, sandboxed"))
 LLM = register_agent(AgentKind("llm", "MODEL", _llm, "a chat model over the accessibility tree"))

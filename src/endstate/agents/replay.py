@@ -25,6 +25,7 @@ from endstate.agents.actions import (
     Done,
     GiveUp,
     Trajectory,
+    TrajectoryError,
     describe_validation_error,
     dump_action,
     load_trajectory,
@@ -77,40 +78,67 @@ class ReplayAgent(InProcessAgent):
     def __init__(
         self, path: Path | str, *, options: ActOptions | None = None, name: str | None = None
     ) -> None:
+        """A trajectory file plays for every task; a folder holds one `<task id>.json` each."""
         self.path = Path(path)
-        self.trajectory: Trajectory = load_trajectory(self.path)
-        self.sha256 = hashlib.sha256(self.path.read_bytes()).hexdigest()
+        files = sorted(self.path.glob("*.json")) if self.path.is_dir() else [self.path]
+        if not files:
+            raise TrajectoryError(f"{self.path}: no trajectories (<task id>.json) in the folder")
+        self.trajectories: dict[str, Trajectory] = {f.stem: load_trajectory(f) for f in files}
+        digest = hashlib.sha256()
+        for f in files:
+            digest.update(f"{f.name}\0".encode() + f.read_bytes())
+        self.sha256 = digest.hexdigest()
         self.options = options or ActOptions()
         self.name = name or f"replay:{self.path.name}"
+
+    @property
+    def trajectory(self) -> Trajectory:
+        """The one trajectory of a file replay."""
+        (only,) = self.trajectories.values()
+        return only
 
     def config(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "trajectory": str(self.path),
             "sha256": self.sha256,
-            "actions": len(self.trajectory.actions),
+            "actions": sum(len(t.actions) for t in self.trajectories.values()),
             "timeout_ms": self.options.timeout_ms,
-        }
+        } | ({"tasks": sorted(self.trajectories)} if self.path.is_dir() else {})
+
+    def _for(self, task_id: str) -> Trajectory | None:
+        if not self.path.is_dir():
+            return self.trajectory
+        return self.trajectories.get(task_id)
 
     async def attempt(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
         if page is None:
             return AgentOutcome(claim="error", error="replay needs a browser page")
+        trajectory = self._for(ctx.projection.task_id)
+        if trajectory is None:
+            return AgentOutcome(
+                claim="error",
+                error=f"no trajectory for task {ctx.projection.task_id} in {self.path}",
+            )
+        files = self.path if self.path.is_dir() else self.path.parent
         with attempt_downloads(self.options, ctx) as downloads:
             options = replace(
                 self.options,
                 download_dir=downloads,
-                files_dir=self.options.files_dir or self.path.parent,
+                files_dir=self.options.files_dir or files,
             )
-            return await self._play(ctx, page, options)
+            return await self._play(ctx, page, options, trajectory)
 
-    async def _play(self, ctx: AttemptContext, page: Page, options: ActOptions) -> AgentOutcome:
+    async def _play(
+        self, ctx: AttemptContext, page: Page, options: ActOptions, trajectory: Trajectory
+    ) -> AgentOutcome:
         start = time.monotonic()
         records: list[ActionRecord] = []
 
         def outcome(claim: AgentClaim, **extra: Any) -> AgentOutcome:
             return AgentOutcome(claim=claim, steps=len(records), actions=records, **extra)
 
-        for step, action in enumerate(self.trajectory.actions, start=1):
+        for step, action in enumerate(trajectory.actions, start=1):
             if step > ctx.max_steps:
                 return outcome("step_limit", error=f"step limit {ctx.max_steps} reached")
             at = time.monotonic() - start

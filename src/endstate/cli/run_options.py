@@ -13,7 +13,7 @@ Corpus = Annotated[
 AgentSpec = Annotated[
     str | None,
     typer.Option(
-        "--agent", help="null (default) | replay:FILE | command:CMD | llm:MODEL | plug-in"
+        "--agent", help="null (default) | replay:FILE|DIR | command:CMD | llm:MODEL | plug-in"
     ),
 ]
 EnvName = Annotated[
