@@ -61,7 +61,7 @@ def test_the_plugged_in_kinds_are_listed_where_a_spec_is_wrong(tmp_path: Path) -
     assert proc.returncode == 1
     assert "expected null, replay:FILE|DIR, command:CMD, llm:MODEL, toy:ANSWER" in proc.stderr
     proc = _endstate("run", "--env", "nope", "--agent", "null", cwd=tmp_path)
-    assert "unknown environment (expected embedded, toy)" in proc.stderr
+    assert "unknown environment (expected embedded, hab, toy)" in proc.stderr
 
 
 def test_a_plugged_in_system_is_served_stored_graded_and_fingerprinted(tmp_path: Path) -> None:

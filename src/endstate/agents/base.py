@@ -59,6 +59,11 @@ class RunResources(BaseModel):
     )
     workers: int = 1
     attempts: int = Field(default=1, description="Attempts this run will make of the agent.")
+    storage_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins whose browser storage holds the end state (read from an agent's "
+        "own browser after each attempt, before its sandbox is torn down).",
+    )
 
 
 class ActionRecord(BaseModel):
@@ -85,6 +90,14 @@ class AgentOutcome(BaseModel):
         default=None,
         description="The agent never got to act (e.g. its sandbox could not start): the "
         "attempt measured nothing and is unmeasurable, not failed.",
+    )
+    browser_storage: dict[str, list[list[str]]] | None = Field(
+        default=None,
+        description="localStorage of the agent's own browser per origin, read after it ended "
+        "(RunResources.storage_origins); the end state of an environment that keeps it there.",
+    )
+    browser_storage_error: str | None = Field(
+        default=None, description="Why the agent's browser storage could not be read."
     )
 
 

@@ -32,8 +32,8 @@ def _replay(arg: str, options: AgentOptions) -> Agent:
     from endstate.agents.replay import ReplayAgent
 
     path = Path(arg)
-    if not path.is_file():
-        raise EndstateError(f"{path}: trajectory file not found")
+    if not path.exists():
+        raise EndstateError(f"{path}: no trajectory file or folder there")
     return ReplayAgent(path)
 
 

@@ -195,6 +195,7 @@ class CommandAgent:
             limits=self.limits,
             network=network,
             browser=str(executable or "chromium") if self.browser else None,
+            storage_origins=tuple(resources.storage_origins),
         )
         self._pool = SandboxPool(self._spec, warm=resources.workers, planned=resources.attempts)
         self._pool.start()
@@ -225,8 +226,12 @@ class CommandAgent:
             (ctx.trace_dir / "agent.stdout.txt").write_bytes(stdout)
             (ctx.trace_dir / "agent.stderr.txt").write_bytes(stderr)
         facts = SandboxFacts.model_validate(result.facts)
+        storage = {
+            "browser_storage": result.storage,
+            "browser_storage_error": result.storage_error,
+        }
         if result.timed_out:
-            return AgentOutcome(claim="timeout", error=result.error, sandbox=facts)
+            return AgentOutcome(claim="timeout", error=result.error, sandbox=facts, **storage)
         claim, message, steps = parse_final_message(stdout.decode(errors="replace"))
         error = result.error
         if result.status is None:
@@ -238,5 +243,5 @@ class CommandAgent:
         elif message is None and claim == "error":
             error = "no final JSON message on stdout"
         return AgentOutcome(
-            claim=claim, final_message=message, steps=steps, error=error, sandbox=facts
+            claim=claim, final_message=message, steps=steps, error=error, sandbox=facts, **storage
         )

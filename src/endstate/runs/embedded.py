@@ -122,7 +122,12 @@ class EmbeddedEnvironment:
             start_urls=start_urls,
         )
 
-    async def read_state(self, episode: EpisodeHandle, page: Page | None) -> dict[str, Any]:
+    async def read_state(
+        self,
+        episode: EpisodeHandle,
+        page: Page | None,
+        storage: dict[str, list[list[str]]] | None = None,
+    ) -> dict[str, Any]:
         path = f"/episodes/{episode.episode_id}/state"
         try:
             response = await acall_with_retries(

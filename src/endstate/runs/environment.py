@@ -68,8 +68,17 @@ class Environment(Protocol):
 
     async def open_episode(self, task: PublicTask, key: str) -> EpisodeHandle: ...
 
-    async def read_state(self, episode: EpisodeHandle, page: Page | None) -> dict[str, Any]:
-        """The episode's state document; raise StateUnavailable if it cannot be read."""
+    async def read_state(
+        self,
+        episode: EpisodeHandle,
+        page: Page | None,
+        storage: dict[str, list[list[str]]] | None = None,
+    ) -> dict[str, Any]:
+        """The episode's state document; raise StateUnavailable if it cannot be read.
+
+        `storage` is the agent's own browser storage per origin, for an environment that keeps
+        its end state in the browser (state_store "agent_browser") and an agent that brought
+        its own browser; otherwise the state is read through `page` or the environment."""
         ...
 
     async def close_episode(self, episode: EpisodeHandle) -> None: ...

@@ -20,7 +20,12 @@ from endstate.corpus.model import PublicTask
 from endstate.firewall import EpisodeBinding
 from endstate.hab.build import PortalBuild
 from endstate.hab.server import PortalServer
-from endstate.hab.state_reader import read_state_document
+from endstate.hab.state_reader import (
+    HabStateError,
+    assemble_state,
+    read_state_document,
+    snapshot_from_storage,
+)
 from endstate.runs.environment import EnvironmentInfo, EpisodeHandle, StateUnavailable
 
 if TYPE_CHECKING:
@@ -111,9 +116,29 @@ class HabEnvironment:
         )
         return EpisodeHandle(episode_id=run_id, binding=binding)
 
-    async def read_state(self, episode: EpisodeHandle, page: Page | None) -> dict[str, Any]:
+    async def read_state(
+        self,
+        episode: EpisodeHandle,
+        page: Page | None,
+        storage: dict[str, list[list[str]]] | None = None,
+    ) -> dict[str, Any]:
+        """Through the attempt's browser context; or, for an agent with its own browser, from
+        the storage that browser held when the agent ended (read by its sandbox)."""
         task = self._tasks.get(episode.episode_id)
-        if page is None or task is None or task.env_task_key is None:
+        if task is None or task.env_task_key is None:
+            raise StateUnavailable(f"episode {episode.episode_id} was not opened here")
+        if storage is not None:
+            items = storage.get(self.server.base_url)
+            if items is None:
+                raise StateUnavailable(f"no storage of {self.server.base_url} was read")
+            try:
+                snapshot = snapshot_from_storage(
+                    [(k, v) for k, v in items], task.env_task_key, episode.episode_id
+                )
+                return assemble_state(snapshot, task.env_task_key, episode.episode_id)
+            except HabStateError as exc:
+                raise StateUnavailable(f"portal storage unreadable: {exc}") from exc
+        if page is None:
             raise StateUnavailable("no browser context to read the portals' storage from")
         try:
             return await read_state_document(

@@ -21,7 +21,7 @@ from endstate import firewall
 from endstate.agents.base import Agent, AgentOutcome, AttemptContext
 from endstate.corpus.model import Task
 from endstate.records import AttemptFacts, InfrastructureFault, TaskRecord
-from endstate.runs.environment import Environment, EpisodeHandle
+from endstate.runs.environment import Environment, EpisodeHandle, StateUnavailable
 from endstate.runs.store import RunStore
 from endstate.scoring.judge import Judge
 from endstate.scoring.task_score import blocked, score_task, unmeasurable
@@ -67,6 +67,11 @@ class Runner:
         self.judge = judge
         self.browser = browser
         self.on_record = on_record
+        # An environment keeping its end state in the browser, and an agent with its own
+        # browser (not a harness page): the state is what that browser held when it ended.
+        self.state_from_agent_browser = (
+            env.state_store == "agent_browser" and agent.isolation().mode != "in-process"
+        )
 
     async def execute(self, done: set[tuple[str, str]]) -> None:
         """Run every attempt not already in `done`, with at most `workers` at a time."""
@@ -131,9 +136,8 @@ class Runner:
             )
             page: Page | None = None
             generation = None
-            if self.browser is not None and (
-                self.agent.uses_page or self.env.needs_harness_browser
-            ):
+            harness_reads = self.env.needs_harness_browser and not self.state_from_agent_browser
+            if self.browser is not None and (self.agent.uses_page or harness_reads):
                 try:
                     context, generation = await self.browser.new_context()
                     page = await context.new_page()
@@ -179,7 +183,7 @@ class Runner:
                     infrastructure=fault,
                 )
                 return record.model_copy(update={"facts": facts})
-            return await self._score(task, attempt, episode, page, facts)
+            return await self._score(task, attempt, episode, page, facts, outcome)
         finally:
             if context is not None:
                 await _quietly(context.close())
@@ -210,10 +214,16 @@ class Runner:
         episode: EpisodeHandle,
         page: Page | None,
         facts: AttemptFacts,
+        outcome: AgentOutcome,
     ) -> TaskRecord:
         source = f"{self.env.kind}:episode/{episode.episode_id}"
         try:
-            state = await self.env.read_state(episode, page)
+            if not self.state_from_agent_browser:
+                state = await self.env.read_state(episode, page)
+            elif outcome.browser_storage is None:
+                raise StateUnavailable(outcome.browser_storage_error or "no browser storage")
+            else:
+                state = await self.env.read_state(episode, None, outcome.browser_storage)
         except Exception as exc:
             fault = InfrastructureFault(kind="readback", call="read_state", detail=str(exc))
             record = unmeasurable(

@@ -155,6 +155,7 @@ async def started_agent(
         private_paths=[p.resolve() for p in private],
         workers=opts.workers,
         attempts=attempts,
+        storage_origins=env.agent_urls() if env.state_store == "agent_browser" else [],
     )
     await opts.agent.start(resources)
     try:

@@ -10,7 +10,14 @@ import os
 from pathlib import Path
 
 from endstate.sandbox.gateway import Gateway
-from endstate.sandbox.spec import BROWSER_POLICY, HOME, INSIDE, SUPERVISOR, SandboxSpec
+from endstate.sandbox.spec import (
+    BROWSER_POLICY,
+    BROWSER_STORAGE,
+    HOME,
+    INSIDE,
+    SUPERVISOR,
+    SandboxSpec,
+)
 from endstate.sandbox.view import ETC_ENTRIES, OTHER_ENTRIES, SYSTEM_DIRS
 
 
@@ -90,6 +97,7 @@ def filesystem_args(
     m.tmpfs(Path("/dev/shm"), lim.shm_bytes)
     m.tmpfs(Path(HOME), lim.tmp_bytes)
     m.bind(SUPERVISOR, INSIDE / "supervisor.py")
+    m.bind(BROWSER_STORAGE, INSIDE / "browser_storage.py")
     m.bind(config, INSIDE / "config.json")
     if gateway is not None:
         m.bind(gateway.folder, INSIDE / "net")

@@ -31,11 +31,38 @@ from endstate.sandbox.spec import (
     CDP_PORT,
     HOME,
     INSIDE,
+    STORAGE_BYTES,
     SUPERVISOR,
     TEARDOWN_SECONDS,
     UID_BASE,
     SandboxSpec,
 )
+
+STORAGE_GRACE = 30.0  # seconds past the time limit for the supervisor to stop and read
+
+
+def _storage(
+    event: dict[str, Any], wanted: bool
+) -> tuple[dict[str, list[list[str]]] | None, str | None]:
+    """The storage the supervisor read, checked for shape; else why there is none."""
+    if not wanted:
+        return None, None
+    storage = event.get("storage")
+    if event.get("event") != "exit":
+        return None, "the sandbox ended before the agent's browser storage was read"
+    if storage is None:
+        return None, str(event.get("storage_error") or "the agent's browser storage was not read")
+    if not isinstance(storage, dict) or not all(
+        isinstance(origin, str)
+        and isinstance(items, list)
+        and all(
+            isinstance(i, list) and len(i) == 2 and all(isinstance(x, str) for x in i)
+            for i in items
+        )
+        for origin, items in storage.items()
+    ):
+        return None, "the agent's browser storage came back malformed"
+    return storage, None
 
 
 @dataclass
@@ -47,6 +74,9 @@ class SandboxResult:
     stderr: Capture
     seconds: float
     facts: dict[str, Any] = field(default_factory=dict)
+    # The agent's browser storage per origin (spec.storage_origins), or why it is missing.
+    storage: dict[str, list[list[str]]] | None = None
+    storage_error: str | None = None
 
 
 class Sandbox:
@@ -111,6 +141,7 @@ class Sandbox:
             "cwd": HOME if sandboxed else str(workdir),
             "env": agent_env(spec, sandboxed, workdir),
             "limits": limits,
+            "storage_origins": list(spec.storage_origins),
         }
 
     async def launch(self) -> None:
@@ -152,7 +183,7 @@ class Sandbox:
             asyncio.ensure_future(drain(self.proc.stderr, self.stderr)),
         ]
         loop = asyncio.get_running_loop()
-        self._control = asyncio.StreamReader()
+        self._control = asyncio.StreamReader(limit=STORAGE_BYTES + 65536)
         await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(self._control),  # type: ignore[arg-type]
             os.fdopen(control_r, "rb", 0),
@@ -247,7 +278,9 @@ class Sandbox:
         self.proc.stdin.write(json.dumps(payload).encode() + b"\n")
         with contextlib.suppress(ConnectionError):
             await self.proc.stdin.drain()
-        event = await self._event(timeout=time_limit)
+        # With storage to read, the supervisor keeps the limit itself and reads after it.
+        grace = STORAGE_GRACE if self.spec.storage_origins else 0.0
+        event = await self._event(timeout=time_limit + grace)
         seconds = time.monotonic() - began
         timed_out = event.get("event") == "error" and "no word" in str(event.get("message"))
         error = None
@@ -255,11 +288,14 @@ class Sandbox:
         if event.get("event") == "exit":
             status = event.get("status")
             error = event.get("error")
+            if event.get("timed_out") is True:
+                timed_out, error = True, f"killed after {time_limit:g}s wall-clock limit"
         elif timed_out:
             error = f"killed after {time_limit:g}s wall-clock limit"
         else:
             error = "the sandbox ended before the agent reported its exit"
         facts = await self.destroy()
+        storage, storage_error = _storage(event, bool(self.spec.storage_origins))
         return SandboxResult(
             status=status if isinstance(status, int) else None,
             timed_out=timed_out,
@@ -268,6 +304,8 @@ class Sandbox:
             stderr=self.stderr,
             seconds=seconds,
             facts=facts,
+            storage=storage,
+            storage_error=storage_error,
         )
 
     # -- teardown -------------------------------------------------------------------------

@@ -14,6 +14,9 @@ from endstate.sandbox.view import View
 
 IsolationMode = Literal["sandbox", "none"]
 SUPERVISOR = Path(__file__).with_name("supervisor.py")
+# Read by the supervisor by file (stdlib only): the agent's browser storage, before teardown.
+BROWSER_STORAGE = Path(__file__).with_name("browser_storage.py")
+STORAGE_BYTES = 32 * 1024 * 1024  # a larger storage read is refused, not carried
 INSIDE = Path("/run/endstate")
 HOME = "/home/agent"
 CDP_PORT = 9222  # inside the sandbox's own network namespace: no clash between sandboxes
@@ -67,3 +70,7 @@ class SandboxSpec:
     limits: SandboxLimits
     network: Network | None  # None: the host's network (no sandbox)
     browser: str | None  # the Chromium executable agents get, or None for no browser
+    # Origins whose localStorage the harness reads from the agent's browser after the agent
+    # ends (an environment that keeps its end state there); the supervisor then also keeps
+    # the time limit itself, so a timed-out attempt is still read.
+    storage_origins: tuple[str, ...] = ()

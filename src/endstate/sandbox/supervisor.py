@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import json
 import os
 import resource
@@ -26,6 +27,7 @@ import urllib.request
 from typing import Any
 
 CONTROL = {"fd": 3}
+STORAGE_BYTES = 32 * 1024 * 1024  # as spec.STORAGE_BYTES: a larger read is refused
 FALLBACK: list[str] = []  # why the browser's own sandbox was refused, if it was
 
 
@@ -211,6 +213,52 @@ class Reaper:
             return self.statuses[pid]
 
 
+# -- the agent's browser storage, for environments that keep their end state there ---------
+def time_limit(payload: bytes) -> float:
+    """The attempt's limit, from the agent's own input (the harness wrote it there)."""
+    try:
+        value = json.loads(payload).get("time_limit")
+    except (ValueError, AttributeError):
+        value = None
+    return float(value) if isinstance(value, int | float) and value > 0 else 300.0
+
+
+def wait_within(
+    agent: subprocess.Popen[bytes], reaper: Reaper | None, limit: float
+) -> tuple[int | None, bool]:
+    """The agent's exit status, or None and True once it has been stopped at the limit."""
+    if reaper is not None:
+        with reaper.changed:
+            done = reaper.changed.wait_for(lambda: agent.pid in reaper.statuses, timeout=limit)
+            if done:
+                return reaper.statuses[agent.pid], False
+    else:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            return agent.wait(timeout=limit), False
+    with contextlib.suppress(OSError):
+        os.killpg(agent.pid, signal.SIGKILL)  # the agent's session: it and what it started
+    return None, True
+
+
+def read_storage(endpoint: str | None, origins: list[str]) -> dict[str, Any]:
+    """The `exit` event's storage fields: what the browser holds per origin, or why not."""
+    if endpoint is None:
+        return {"storage": None, "storage_error": "the agent had no browser"}
+    try:
+        # Beside this file, in the sandbox as in the source tree; loaded by path.
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "browser_storage.py")
+        spec = importlib.util.spec_from_file_location("browser_storage", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        storage = module.read_local_storage(endpoint, origins)
+    except Exception as exc:  # whatever the agent left the browser in
+        return {"storage": None, "storage_error": f"the agent's browser storage: {exc}"}
+    if len(json.dumps(storage)) > STORAGE_BYTES:
+        return {"storage": None, "storage_error": "the agent's browser storage is too large"}
+    return {"storage": storage, "storage_error": None}
+
+
 def main() -> int:
     with open(sys.argv[1]) as fh:
         config = json.load(fh)
@@ -245,7 +293,11 @@ def main() -> int:
     reaper = Reaper() if os.getpid() == 1 else None
     try:
         agent = subprocess.Popen(
-            config["argv"], stdin=subprocess.PIPE, cwd=config["cwd"], env=config["env"]
+            config["argv"],
+            stdin=subprocess.PIPE,
+            cwd=config["cwd"],
+            env=config["env"],
+            start_new_session=bool(config.get("storage_origins")),  # to end it at the limit
         )
     except OSError as exc:
         emit("exit", status=None, error=f"cannot start {config['argv'][0]}: {exc}")
@@ -254,8 +306,13 @@ def main() -> int:
     with contextlib.suppress(BrokenPipeError, OSError):
         agent.stdin.write(payload + b"\n")
         agent.stdin.close()
-    status = reaper.wait(agent.pid) if reaper else agent.wait()
-    emit("exit", status=status)
+    origins = config.get("storage_origins") or []
+    if not origins:
+        status = reaper.wait(agent.pid) if reaper else agent.wait()
+        emit("exit", status=status)
+    else:  # the end state lives in this browser: keep the limit here, then read it
+        ended, timed_out = wait_within(agent, reaper, time_limit(payload))
+        emit("exit", status=ended, timed_out=timed_out, **read_storage(endpoint, origins))
     if browser is not None and config.get("isolation") == "none":
         # Without a PID namespace nothing else would end the browser.
         with contextlib.suppress(OSError):
