@@ -252,6 +252,27 @@ def _refuse(what: str, mismatches: list[str]) -> None:
         raise EndstateError(f"{what}: {shown}")
 
 
+def _resumed(
+    opts: RunOptions, store: RunStore, previous: Manifest, manifest: Manifest, task_ids: list[str]
+) -> Manifest:
+    """The resumed run's own manifest, refused if this start contradicts it in any pin."""
+    selection = (
+        [f"tasks: the run has {len(previous.tasks)}, this selection {len(task_ids)}"]
+        if previous.tasks != task_ids
+        else []
+    )
+    if opts.gates is not None and (
+        previous.gates is None or previous.gates.sha256 != opts.gates.sha256
+    ):
+        selection.append("gates: a run keeps the gates it declared when it started")
+    _refuse(f"refusing to resume {store.root}", pin_mismatches(previous, manifest) + selection)
+    resumed = previous.model_copy(
+        update={"resumed_at": [*previous.resumed_at, _now_utc()], "finished_at": None}
+    )
+    store.write_manifest(resumed)
+    return resumed
+
+
 async def execute(opts: RunOptions) -> RunResult:
     corpus = load_corpus(opts.corpus)  # refuses an edited vendored corpus
     task_ids = select_tasks(corpus, opts.tasks)
@@ -289,23 +310,7 @@ async def execute(opts: RunOptions) -> RunResult:
                 pin_mismatches(pinned, manifest),
             )
         if store is not None and previous is not None:
-            selection = (
-                [f"tasks: the run has {len(previous.tasks)}, this selection {len(task_ids)}"]
-                if previous.tasks != task_ids
-                else []
-            )
-            if opts.gates is not None and (
-                previous.gates is None or previous.gates.sha256 != opts.gates.sha256
-            ):
-                selection.append("gates: a run keeps the gates it declared when it started")
-            _refuse(
-                f"refusing to resume {store.root}",
-                pin_mismatches(previous, manifest) + selection,
-            )
-            manifest = previous.model_copy(
-                update={"resumed_at": [*previous.resumed_at, _now_utc()], "finished_at": None}
-            )
-            store.write_manifest(manifest)
+            manifest = _resumed(opts, store, previous, manifest, task_ids)
             done = {(r.task_id, r.attempt) for r in store.read_records(repair=True)}
         else:
             store = RunStore(opts.out / manifest.run_id)
