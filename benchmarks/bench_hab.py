@@ -27,7 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import machine, write_section
-from bench_runner import InstantAgent
+from bench_runner import timed_run
 from endstate.browser import async_browser
 from endstate.corpus.loader import load_corpus
 from endstate.firewall import project
@@ -35,7 +35,6 @@ from endstate.hab.build import find_build
 from endstate.hab.server import PortalServer
 from endstate.hab.state_reader import READ_SCRIPT, assemble_state, read_arguments
 from endstate.runs.hab import HabEnvironment
-from endstate.runs.session import RunOptions, execute
 
 SHARED_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "hab-v2-train"
 
@@ -47,22 +46,6 @@ def subset(corpus: Path, n: int, out: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, target)
     return out
-
-
-async def harness(env: HabEnvironment, corpus: Path, out: Path, workers: int) -> float:
-    opts = RunOptions(
-        corpus=corpus,
-        agent=InstantAgent(),  # type: ignore[arg-type]
-        agent_spec="bench",
-        workers=workers,
-        out=out,
-        environment=env,
-    )
-    began = time.perf_counter()
-    result = await execute(opts)
-    elapsed = time.perf_counter() - began
-    assert all(r.status != "unmeasurable" for r in result.records), "an attempt was unmeasurable"
-    return elapsed
 
 
 async def reference(env: HabEnvironment, corpus: Path) -> list[float]:
@@ -100,9 +83,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, PortalServer(build) as server:
         env = HabEnvironment(build, server, run_seed=0)
         corpus = subset(args.corpus, args.attempts, Path(tmp) / "corpus")
-        asyncio.run(harness(env, corpus, Path(tmp) / "warm", 2))  # warm the server and browser
-        one = asyncio.run(harness(env, corpus, Path(tmp) / "w1", 1))
-        two = asyncio.run(harness(env, corpus, Path(tmp) / "w2", 2))
+        asyncio.run(timed_run(env, corpus, Path(tmp) / "warm", 2))  # warm the server and browser
+        one = asyncio.run(timed_run(env, corpus, Path(tmp) / "w1", 1))
+        two = asyncio.run(timed_run(env, corpus, Path(tmp) / "w2", 2))
         ref = statistics.median(asyncio.run(reference(env, corpus)))
     per_one, per_two = one / args.attempts, two / args.attempts
     body = (

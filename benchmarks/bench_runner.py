@@ -27,6 +27,7 @@ from endstate.browser import async_browser
 from endstate.envs.server import EmbeddedSuite
 from endstate.envs.world import DEFAULT_SEED, generate_world
 from endstate.runs.embedded import EmbeddedEnvironment
+from endstate.runs.environment import Environment
 from endstate.runs.session import RunOptions, execute
 
 
@@ -75,7 +76,13 @@ def write_corpus(root: Path, n: int) -> None:
 
 
 async def harness(suite: EmbeddedSuite, corpus: Path, out: Path, workers: int) -> float:
-    env = EmbeddedEnvironment(suite, run_seed=0, owns_suite=False)
+    return await timed_run(
+        EmbeddedEnvironment(suite, run_seed=0, owns_suite=False), corpus, out, workers
+    )
+
+
+async def timed_run(env: Environment, corpus: Path, out: Path, workers: int) -> float:
+    """Seconds for a whole `run` of the instant agent over the corpus, on a running environment."""
     opts = RunOptions(
         corpus=corpus,
         agent=InstantAgent(),  # type: ignore[arg-type]
@@ -88,6 +95,7 @@ async def harness(suite: EmbeddedSuite, corpus: Path, out: Path, workers: int) -
     result = await execute(opts)
     elapsed = time.perf_counter() - began
     assert len(result.records) == len(result.manifest.tasks)
+    assert all(r.status != "unmeasurable" for r in result.records), "an attempt was unmeasurable"
     return elapsed
 
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from endstate.firewall import Projection
 from endstate.manifest import Isolation
 from endstate.records import SandboxFacts
+from endstate.sandbox.spec import BrowserStorage
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -91,7 +92,7 @@ class AgentOutcome(BaseModel):
         description="The agent never got to act (e.g. its sandbox could not start): the "
         "attempt measured nothing and is unmeasurable, not failed.",
     )
-    browser_storage: dict[str, list[list[str]]] | None = Field(
+    browser_storage: BrowserStorage | None = Field(
         default=None,
         description="localStorage of the agent's own browser per origin, read after it ended "
         "(RunResources.storage_origins); the end state of an environment that keeps it there.",

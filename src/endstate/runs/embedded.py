@@ -27,6 +27,7 @@ from endstate.envs.grading_client import (
 from endstate.envs.server import EmbeddedSuite, terminate_like_interrupt
 from endstate.firewall import EpisodeBinding
 from endstate.runs.environment import EnvironmentInfo, EpisodeHandle, StateUnavailable
+from endstate.sandbox.spec import BrowserStorage
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -126,7 +127,7 @@ class EmbeddedEnvironment:
         self,
         episode: EpisodeHandle,
         page: Page | None,
-        storage: dict[str, list[list[str]]] | None = None,
+        storage: BrowserStorage | None = None,
     ) -> dict[str, Any]:
         path = f"/episodes/{episode.episode_id}/state"
         try:

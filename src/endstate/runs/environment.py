@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from endstate.corpus.model import PublicTask
 from endstate.firewall import EpisodeBinding
+from endstate.sandbox.spec import BrowserStorage
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -72,7 +73,7 @@ class Environment(Protocol):
         self,
         episode: EpisodeHandle,
         page: Page | None,
-        storage: dict[str, list[list[str]]] | None = None,
+        storage: BrowserStorage | None = None,
     ) -> dict[str, Any]:
         """The episode's state document; raise StateUnavailable if it cannot be read.
 

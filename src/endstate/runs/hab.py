@@ -27,6 +27,7 @@ from endstate.hab.state_reader import (
     snapshot_from_storage,
 )
 from endstate.runs.environment import EnvironmentInfo, EpisodeHandle, StateUnavailable
+from endstate.sandbox.spec import BrowserStorage
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -120,7 +121,7 @@ class HabEnvironment:
         self,
         episode: EpisodeHandle,
         page: Page | None,
-        storage: dict[str, list[list[str]]] | None = None,
+        storage: BrowserStorage | None = None,
     ) -> dict[str, Any]:
         """Through the attempt's browser context; or, for an agent with its own browser, from
         the storage that browser held when the agent ended (read by its sandbox)."""

@@ -35,15 +35,14 @@ from endstate.sandbox.spec import (
     SUPERVISOR,
     TEARDOWN_SECONDS,
     UID_BASE,
+    BrowserStorage,
     SandboxSpec,
 )
 
 STORAGE_GRACE = 30.0  # seconds past the time limit for the supervisor to stop and read
 
 
-def _storage(
-    event: dict[str, Any], wanted: bool
-) -> tuple[dict[str, list[list[str]]] | None, str | None]:
+def _storage(event: dict[str, Any], wanted: bool) -> tuple[BrowserStorage | None, str | None]:
     """The storage the supervisor read, checked for shape; else why there is none."""
     if not wanted:
         return None, None
@@ -75,7 +74,7 @@ class SandboxResult:
     seconds: float
     facts: dict[str, Any] = field(default_factory=dict)
     # The agent's browser storage per origin (spec.storage_origins), or why it is missing.
-    storage: dict[str, list[list[str]]] | None = None
+    storage: BrowserStorage | None = None
     storage_error: str | None = None
 
 

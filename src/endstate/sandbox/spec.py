@@ -17,6 +17,8 @@ SUPERVISOR = Path(__file__).with_name("supervisor.py")
 # Read by the supervisor by file (stdlib only): the agent's browser storage, before teardown.
 BROWSER_STORAGE = Path(__file__).with_name("browser_storage.py")
 STORAGE_BYTES = 32 * 1024 * 1024  # a larger storage read is refused, not carried
+# localStorage of an agent's own browser: origin -> [key, value] pairs in the browser's order.
+BrowserStorage = dict[str, list[list[str]]]
 INSIDE = Path("/run/endstate")
 HOME = "/home/agent"
 CDP_PORT = 9222  # inside the sandbox's own network namespace: no clash between sandboxes
