@@ -43,6 +43,17 @@ document.querySelectorAll("[data-listbox]").forEach(function (root) {
     });
   });
 });
+// A dropdown as some portals build it: a button opening a column of plain buttons, no roles.
+document.getElementById("reason-button").addEventListener("click", function () {
+  var menu = document.getElementById("reason-menu");
+  menu.hidden = !menu.hidden;
+});
+document.querySelectorAll("#reason-menu button").forEach(function (entry) {
+  entry.addEventListener("click", function () {
+    document.getElementById("reason-picked").textContent = "Reason: " + entry.textContent;
+    document.getElementById("reason-menu").hidden = true;
+  });
+});
 function pick(ref) { document.getElementById("picked").textContent = "Opened " + ref; }
 document.getElementById("load").addEventListener("click", function () {
   setTimeout(function () {
@@ -95,6 +106,14 @@ FORM = f"""<!doctype html>
 </form>
 <a href="/files/referral-letter.txt">Download referral letter</a>
 <form method="get" action="/search"><label for="q">Search</label> <input id="q" name="q"></form>
+<div id="reason">
+  <span>Appeal reason</span>
+  <button type="button" id="reason-button" aria-label="Appeal reason">Select One ▼</button>
+  <div id="reason-menu" hidden>
+    <button type="button">Clinical</button> <button type="button">Administrative</button>
+  </div>
+  <p id="reason-picked"></p>
+</div>
 </main>
 <script>{LISTBOX_JS}</script>
 </body></html>

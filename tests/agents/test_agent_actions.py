@@ -270,6 +270,28 @@ def test_terminal_actions_do_nothing_to_the_page(browser: Browser, site: FormSit
     assert url == f"{site.url}/form"
 
 
+def test_a_dropdown_of_plain_buttons_is_driven_like_a_list_box(
+    browser: Browser, site: FormSite
+) -> None:
+    """No listbox or option roles (as on the benchmark's portals): open it, click the entry."""
+
+    async def go(page: Page) -> tuple[ActionResult, str, ActionResult]:
+        chosen = await perform(
+            page, Select(target=role("button", "Appeal reason"), option="Clinical")
+        )
+        picked = await page.locator("#reason-picked").inner_text()
+        missing = await perform(
+            page, Select(target=role("button", "Appeal reason"), option="Billing"), FAST
+        )
+        return chosen, picked, missing
+
+    chosen, picked, missing = browser.run(go, f"{site.url}/form")
+    assert chosen.ok, chosen.message
+    assert chosen.message == "selected 'Clinical' in button 'Appeal reason'"
+    assert picked == "Reason: Clinical"
+    assert not missing.ok and "no option 'Billing'" in missing.message
+
+
 def test_unknown_options_are_listed(browser: Browser, site: FormSite) -> None:
     async def go(page: Page) -> tuple[ActionResult, ActionResult]:
         native = await perform(page, Select(target=label("Visit type"), option="Urgent care"))

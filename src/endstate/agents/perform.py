@@ -303,7 +303,7 @@ async def _select(page: Page, target: Target, option: str, opts: ActOptions) -> 
         if controls:
             scope = page.locator(f"[id={json.dumps(controls)}]")
     try:
-        choice = await resolve(scope, Target(role="option", name=option), t)
+        choice = await _entry(page, scope, loc, option, t)
     except ActionFailed as exc:
         shown = [" ".join(x.split()) for x in await scope.get_by_role("option").all_inner_texts()]
         raise ActionFailed(f"{exc}; visible options: {_preview(shown) or 'none'}") from None
@@ -311,6 +311,31 @@ async def _select(page: Page, target: Target, option: str, opts: ActOptions) -> 
     await choice.click(timeout=t)
     await _settle(page, opts)
     return ActionResult(True, f"selected {chosen!r} in {target.describe()}")
+
+
+async def _entry(page: Page, scope: Root, trigger: Locator, option: str, t: float) -> Locator:
+    """The entry to click in an opened list: an option by its name; in a list without option
+    roles (a button that opens a column of buttons or menu items), the one named exactly so."""
+    if scope is page:
+        plain = page.get_by_role("menuitem", name=option, exact=True).or_(
+            page.get_by_role("button", name=option, exact=True)
+        )
+        shown = page.get_by_role("option").or_(plain).filter(visible=True)
+        with contextlib.suppress(PlaywrightTimeoutError):
+            await shown.first.wait_for(state="visible", timeout=t)
+        if not await page.get_by_role("option").filter(visible=True).count():
+            own = await trigger.element_handle(timeout=t)
+            found = [
+                e
+                for e in await plain.filter(visible=True).all()
+                if not await e.evaluate("(el, trigger) => el === trigger", own)
+            ]
+            if len(found) == 1:
+                return found[0]
+            if found:
+                raise ActionFailed(f"{len(found)} entries named {option!r}: which one is unclear")
+            raise ActionFailed(f"no option {option!r} on the page (waited {t / 1000:g}s)")
+    return await resolve(scope, Target(role="option", name=option), t)
 
 
 def _upload_path(raw: str, opts: ActOptions) -> Path:
