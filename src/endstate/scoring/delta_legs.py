@@ -1,0 +1,251 @@
+"""Grading an errand's write legs on the episode's database delta, never on the agent's claim.
+
+The delta is what the environment recorded against the seed (`Database.delta()`):
+`{table: {"added": [row, ...], "updated": [{"key": {...}, "changes": {col: {"before": ..,
+"after": ..}}}], "removed": [row, ...]}}`, tables with no change omitted. A write leg is a list
+of expectations about it — "one message added to Dr. Ana Ruiz", "appointment 7 cancelled",
+"nothing removed from medications" — plus tables that must not change at all. It is correct
+only if every expectation holds and no forbidden table changed; the reason names each failure
+and the closest row, so a report reader can see a near miss ("Dr. Ana Ruis") at a glance.
+
+Values compare as in `answer_match`: strings by `normalize_text` on both sides, booleans only
+with booleans, anything else by exact equality (1 equals 1.0).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from endstate.scoring.answer_match import LegVerdict, normalize_text, right, show, wrong
+
+Op = Literal["added", "updated", "removed", "unchanged"]
+_OPS: tuple[str, ...] = ("added", "updated", "removed")
+_ABSENT = object()
+
+
+class _Row(NamedTuple):
+    """A delta row as flat columns; for an updated row, its key and changed columns' after-
+    values, with the names of the columns that changed."""
+
+    columns: dict[str, Any]
+    changed: frozenset[str] = frozenset()
+
+
+class WriteExpectation(BaseModel):
+    """One thing the delta must show (or, for "unchanged", must not show)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    table: str = Field(min_length=1, description="The table, as named in the delta.")
+    op: Op = Field(
+        description="'added', 'updated' or 'removed': rows of that kind must match; "
+        "'unchanged': no added, updated or removed row of the table may match."
+    )
+    match: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Columns a row must have (all of them; empty: any row). For 'added' and "
+        "'removed' the row's own columns; for 'updated' the row's key and the after-values "
+        "of its changed columns (a column that neither is the key nor changed is not in the "
+        "delta, so it cannot match).",
+    )
+    changes: dict[str, Any] | None = Field(
+        default=None,
+        description="'updated' only: columns that must have changed in this episode, to these "
+        "after-values.",
+    )
+    count: int | None = Field(
+        default=None,
+        ge=0,
+        description="Exactly this many matching rows (0: none). Default: at least one; "
+        "for 'unchanged' always none (count does not apply).",
+    )
+
+    @model_validator(mode="after")
+    def _coherent(self) -> WriteExpectation:
+        if self.changes is not None and self.op != "updated":
+            raise ValueError(f"changes apply to op 'updated' only, not {self.op!r}")
+        if self.count is not None and self.op == "unchanged":
+            raise ValueError("count does not apply to op 'unchanged' (it means none at all)")
+        return self
+
+
+def grade_write_leg(
+    delta: Mapping[str, Any],
+    expectations: Sequence[WriteExpectation],
+    *,
+    forbidden_tables: Sequence[str] = (),
+) -> LegVerdict:
+    """Correct only if every expectation holds on `delta` and no forbidden table changed.
+
+    Never raises on a malformed delta: that fails the expectations it touches, with why."""
+    if not expectations and not forbidden_tables:
+        raise ValueError("a write leg needs at least one expectation or forbidden table")
+    failures = [f for f in (_forbidden(delta, table) for table in forbidden_tables) if f]
+    held: list[str] = []
+    for expectation in expectations:
+        ok, reason = _check(delta, expectation)
+        (held if ok else failures).append(reason)
+    if failures:
+        return wrong("; ".join(failures))
+    if forbidden_tables:
+        held.append(f"unchanged as required: {', '.join(forbidden_tables)}")
+    return right("; ".join(held))
+
+
+def _forbidden(delta: Mapping[str, Any], table: str) -> str | None:
+    problem = _malformed(delta, table)
+    if problem:
+        return f"{table}: must not change, and the delta cannot show it did not ({problem})"
+    counts = {op: len(_rows(delta, table, op)[0]) for op in _OPS}
+    if not any(counts.values()):
+        return None
+    listed = ", ".join(f"{n} {op}" for op, n in counts.items() if n)
+    return f"{table}: must not change, but changed ({listed})"
+
+
+def _malformed(delta: Mapping[str, Any], table: str) -> str | None:
+    """Why the delta's entry for `table` cannot be read, if it cannot."""
+    for op in _OPS:
+        problem = _rows(delta, table, op)[1]
+        if problem:
+            return problem
+    return None
+
+
+def _rows(delta: Mapping[str, Any], table: str, op: str) -> tuple[list[_Row], str]:
+    """The table's rows of one kind, and any problem reading them."""
+    if not isinstance(delta, Mapping):
+        return [], "the delta is not an object"
+    entry = delta.get(table, {})
+    if not isinstance(entry, Mapping):
+        return [], f"the delta's entry for {table!r} is not an object"
+    raw = entry.get(op, [])
+    if not isinstance(raw, list) or not all(isinstance(r, Mapping) for r in raw):
+        return [], f"the delta's {op!r} rows of {table!r} are not a list of objects"
+    if op != "updated":
+        return [_Row(dict(r)) for r in raw], ""
+    views: list[_Row] = []
+    for item in raw:
+        key, changes = item.get("key", {}), item.get("changes", {})
+        if not isinstance(key, Mapping) or not isinstance(changes, Mapping):
+            return [], f"an updated row of {table!r} has no key or changes object"
+        after = {c: _after(v) for c, v in changes.items()}
+        views.append(_Row({**after, **key}, frozenset(changes)))
+    return views, ""
+
+
+def _after(change: Any) -> Any:
+    return change.get("after", _ABSENT) if isinstance(change, Mapping) else _ABSENT
+
+
+def same(expected: Any, actual: Any) -> bool:
+    """Strings by normalised text, booleans only with booleans, the rest by equality."""
+    if isinstance(expected, str) or isinstance(actual, str):
+        both = isinstance(expected, str) and isinstance(actual, str)
+        return both and normalize_text(expected) == normalize_text(actual)
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(expected) is type(actual) and expected == actual
+    try:
+        return bool(expected == actual)
+    except Exception:  # a comparison that cannot be made is not a match
+        return False
+
+
+def _wanted(expectation: WriteExpectation) -> dict[str, Any]:
+    """Every column → value a row must show: the match, then the required after-values."""
+    return {**expectation.match, **(expectation.changes or {})}
+
+
+def _matches(row: _Row, expectation: WriteExpectation) -> bool:
+    if not all(same(v, row.columns.get(c, _ABSENT)) for c, v in expectation.match.items()):
+        return False
+    return all(
+        c in row.changed and same(v, row.columns.get(c, _ABSENT))
+        for c, v in (expectation.changes or {}).items()
+    )
+
+
+def _check(delta: Mapping[str, Any], expectation: WriteExpectation) -> tuple[bool, str]:
+    """Whether one expectation holds, and a reason either way."""
+    table, op = expectation.table, expectation.op
+    problem = _malformed(delta, table)
+    if problem:
+        return False, f"{table}: {problem}"
+    what = _describe(expectation)
+    if op == "unchanged":
+        return _check_unchanged(delta, expectation, what)
+    rows = _rows(delta, table, op)[0]
+    hits_n = sum(_matches(v, expectation) for v in rows)
+    noun = f"{op} row"
+    if expectation.count is None:
+        if hits_n:
+            return True, f"{table}: {_plural(hits_n, noun)}{what}"
+        return False, f"{table}: no {noun}{what} ({_closest(rows, expectation)})"
+    if hits_n == expectation.count:
+        return True, f"{table}: exactly {_plural(hits_n, noun)}{what}"
+    near = f" ({_closest(rows, expectation)})" if hits_n == 0 else ""
+    return False, (
+        f"{table}: expected exactly {_plural(expectation.count, noun)}{what}, found {hits_n}{near}"
+    )
+
+
+def _check_unchanged(
+    delta: Mapping[str, Any], expectation: WriteExpectation, what: str
+) -> tuple[bool, str]:
+    """No added, updated or removed row of the table matches (any row, for an empty match)."""
+    table = expectation.table
+    hits = {op: sum(_matches(r, expectation) for r in _rows(delta, table, op)[0]) for op in _OPS}
+    target = f" to rows{what}" if what else ""
+    if not any(hits.values()):
+        return True, f"{table}: no change{target}"
+    found = ", ".join(f"{n} {op}" for op, n in hits.items() if n)
+    return False, f"{table}: expected no change{target}, found {found}"
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _describe(expectation: WriteExpectation) -> str:
+    parts = [f"{c}={show(v, 60)}" for c, v in expectation.match.items()]
+    text = f" with {', '.join(parts)}" if parts else ""
+    if expectation.changes:
+        changed = ", ".join(f"{c} to {show(v, 60)}" for c, v in expectation.changes.items())
+        text += f" changing {changed}"
+    return text
+
+
+def _closest(rows: list[_Row], expectation: WriteExpectation) -> str:
+    """How many rows of the kind there were, and how the nearest one differs."""
+    if not rows:
+        return f"no {expectation.op} rows"
+    wanted = _wanted(expectation)
+    best = max(rows, key=lambda row: _nearness(row.columns, wanted))  # first of equals
+    off = []
+    for column, value in wanted.items():
+        actual = best.columns.get(column, _ABSENT)
+        if column in (expectation.changes or {}) and column not in best.changed:
+            off.append(f"{column} did not change")
+        elif actual is _ABSENT:
+            off.append(f"no {column}")
+        elif not same(value, actual):
+            off.append(f"{column}={show(actual, 60)}")
+    count = _plural(len(rows), f"{expectation.op} row")
+    return f"{count}, closest: {', '.join(off)}" if off else count
+
+
+def _nearness(view: dict[str, Any], wanted: dict[str, Any]) -> tuple[int, float]:
+    """Columns equal, then how alike the unequal string values read."""
+    equal, likeness = 0, 0.0
+    for column, value in wanted.items():
+        actual = view.get(column, _ABSENT)
+        if same(value, actual):
+            equal += 1
+        elif isinstance(value, str) and isinstance(actual, str):
+            a, b = normalize_text(value)[:200], normalize_text(actual)[:200]
+            likeness += difflib.SequenceMatcher(None, a, b).ratio()
+    return equal, likeness
