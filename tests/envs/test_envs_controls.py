@@ -15,15 +15,24 @@ from endstate.envs.controls import Controls
 from endstate.envs.fingerprint import nonce
 from endstate.envs.systems.ehr import controls as ehr
 from endstate.envs.systems.fax import controls as fax
+from endstate.envs.systems.patient_portal import controls as patient_portal
+from endstate.envs.systems.patient_portal.population import of_world
 from endstate.envs.systems.payer_a import controls as payer_a
 from endstate.envs.systems.payer_b import controls as payer_b
 from endstate.envs.systems.payer_b.walk import PROBE_ATTACHMENT, STEPS, wizard_answers
 from endstate.envs.world import World
 
-DECLARED = {"ehr": ehr.PAGES, "fax": fax.PAGES, "payer_a": payer_a.PAGES, "payer_b": payer_b.PAGES}
+DECLARED = {
+    "ehr": ehr.PAGES,
+    "fax": fax.PAGES,
+    "payer_a": payer_a.PAGES,
+    "payer_b": payer_b.PAGES,
+    "patient_portal": patient_portal.PAGES,
+}
 SIGN_IN = {
     "payer_a": (payer_a.USERNAME, payer_a.PASSWORD, payer_a.SIGN_IN),
     "payer_b": (payer_b.USER_ID, payer_b.PASSWORD, payer_b.LOG_IN),
+    "patient_portal": (patient_portal.USERNAME, patient_portal.PASSWORD, patient_portal.SIGN_IN),
 }
 
 
@@ -64,11 +73,20 @@ def _names(world: World) -> dict[str, Any]:
     }
 
 
-def _sign_in(page: Page, world: World, system: str) -> None:
+def _account(world: World, system: str) -> tuple[str, str]:
+    """A payer portal's plan account, or the patient portal's first patient's."""
+    if system == "patient_portal":
+        first = of_world(world).patients[0]
+        return first.username, first.password
     plan = next(p for p in world.plans if p.portal == system)
+    return plan.portal_username or "", plan.portal_password or ""
+
+
+def _sign_in(page: Page, world: World, system: str) -> None:
+    username, secret = _account(world, system)
     user, password, button = SIGN_IN[system]
-    page.get_by_label(user, exact=True).fill(plan.portal_username or "")
-    page.get_by_label(password, exact=True).fill(plan.portal_password or "")
+    page.get_by_label(user, exact=True).fill(username)
+    page.get_by_label(password, exact=True).fill(secret)
     page.get_by_role("button", name=button).click()
     page.wait_for_load_state()
 

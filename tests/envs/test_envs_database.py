@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import sqlite3
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from endstate.envs import EmbeddedSuite
-from endstate.envs.database import EpisodeDB
+from endstate.envs.database import EpisodeDB, _plain
 from endstate.envs.tables import delta_keys, table_keys
 from endstate.envs.world import generate_world
 from endstate.envs.world_db import template_path
@@ -115,3 +117,68 @@ def test_every_table_a_system_owns_is_in_the_delta_under_its_primary_key() -> No
 def test_a_table_without_a_primary_key_is_refused_naming_it() -> None:
     with pytest.raises(EndstateError, match="episode table 'loose' has no primary key"):
         table_keys("CREATE TABLE fine (id INTEGER PRIMARY KEY); CREATE TABLE loose (a TEXT);")
+
+
+def _reference_delta(db: EpisodeDB, template: Path) -> dict[str, Any]:
+    """The delta the plain way: every row of both databases compared in Python."""
+    tmpl = sqlite3.connect(template)
+    tmpl.row_factory = sqlite3.Row
+
+    def rows(conn: sqlite3.Connection, table: str, keys: tuple[str, ...]) -> dict[Any, Any]:
+        found = conn.execute(f"SELECT * FROM {table} ORDER BY {', '.join(keys)}")
+        return {tuple(r[k] for k in keys): {k: _plain(r[k]) for k in r.keys()} for r in found}  # noqa: SIM118
+
+    out: dict[str, Any] = {}
+    for table, keys in delta_keys():
+        before, after = rows(tmpl, table, keys), rows(db.conn, table, keys)
+        updated = [
+            {"key": dict(zip(keys, k, strict=True)),
+             "changes": {c: {"before": before[k][c], "after": v} for c, v in after[k].items() if v != before[k][c]}}
+            for k in after if k in before and after[k] != before[k]
+        ]  # fmt: skip
+        added = [after[k] for k in after if k not in before]
+        removed = [before[k] for k in before if k not in after]
+        if added or removed or updated:
+            out[table] = {"added": added, "updated": updated, "removed": removed}
+    tmpl.close()
+    return out
+
+
+def test_the_delta_equals_a_row_by_row_comparison(tmp_path: Path) -> None:
+    """Rows added, changed (text, numbers, a blob, to and from NULL) and removed, in several
+    tables, shared and a system's own: the SQL delta equals comparing every row in Python."""
+    template = template_path(generate_world(3), tmp_path / "cache")
+    db = EpisodeDB.create(template, tmp_path / "e.sqlite", "2026-03-02T09:00:00")
+    c = db.conn
+    referral = c.execute("SELECT id FROM referrals ORDER BY id LIMIT 2").fetchall()
+    c.execute(
+        "UPDATE referrals SET worklist_status = 'cleared', auth_number = 'A-1' WHERE id = ?",
+        (referral[0][0],),
+    )
+    c.execute("UPDATE referrals SET urgency = NULL WHERE id = ?", (referral[1][0],))
+    c.execute("DELETE FROM payer_rules WHERE rowid IN (SELECT rowid FROM payer_rules LIMIT 3)")
+    c.execute(
+        "UPDATE denials SET billed = billed + 0.5 WHERE claim_id IN (SELECT claim_id FROM denials LIMIT 2)"
+    )
+    c.execute(
+        "INSERT INTO auth_records (referral_id, auth_status, auth_number, author, created_at) VALUES ('R', 'approved', 'A-2', 'me', 'now')"
+    )
+    c.execute(
+        "INSERT INTO attachments (owner_type, owner_id, filename, content_type, size, sha256, content) VALUES ('x', '1', 'f', 't', 2, 's', x'0001')"
+    )
+    c.execute(
+        "UPDATE documents SET text = text || ' (amended)' WHERE id = (SELECT min(id) FROM documents)"
+    )
+    delta = db.delta()
+    assert set(delta) >= {
+        "referrals",
+        "payer_rules",
+        "denials",
+        "auth_records",
+        "attachments",
+        "documents",
+    }
+    assert delta == _reference_delta(db, template)
+    assert len(delta["payer_rules"]["removed"]) == 3 and not delta["payer_rules"]["added"]
+    assert "tmpl" not in [r[1] for r in c.execute("PRAGMA database_list")]  # detached again
+    db.close()

@@ -300,18 +300,21 @@ class EpisodeDB:
 
     # -- comparison ----------------------------------------------------------------------
     def delta(self) -> dict[str, dict[str, list[dict[str, JSONValue]]]]:
-        """Rows added, updated and removed per table against the template (empty tables omitted)."""
+        """Rows added, updated and removed per table against the template (empty tables omitted).
+
+        SQLite finds the rows that differ (`EXCEPT` both ways, against the template attached
+        to the episode's connection); only those come into Python, so a read costs what the
+        episode changed, not what the world holds.
+        """
         out: dict[str, dict[str, list[dict[str, JSONValue]]]] = {}
-        if self.baseline is not None:
-            tmpl = sqlite3.connect(":memory:")
-            tmpl.deserialize(self.baseline)
-        else:
-            tmpl = sqlite3.connect(f"file:{self.template}?mode=ro", uri=True)
-        tmpl.row_factory = sqlite3.Row
+        conn = self.conn
+        baseline = self.baseline if self.baseline is not None else self.template.read_bytes()
+        conn.execute("ATTACH DATABASE ':memory:' AS tmpl")
         try:
+            conn.deserialize(baseline, name="tmpl")
             for table, keys in delta_keys():
-                before = _keyed(tmpl, table, keys)
-                after = _keyed(self.conn, table, keys)
+                after = _differing(conn, "main", "tmpl", table, keys)
+                before = _differing(conn, "tmpl", "main", table, keys)
                 added = [after[k] for k in after if k not in before]
                 removed = [before[k] for k in before if k not in after]
                 updated = [
@@ -324,21 +327,24 @@ class EpisodeDB:
                         },
                     }
                     for k in after
-                    if k in before and after[k] != before[k]
+                    if k in before
                 ]
+                updated = [u for u in updated if u["changes"]]  # equal once read as JSON
                 if added or removed or updated:
                     out[table] = {"added": added, "updated": updated, "removed": removed}
         finally:
-            tmpl.close()
+            conn.execute("DETACH DATABASE tmpl")
         return out
 
 
-def _keyed(
-    conn: sqlite3.Connection, table: str, keys: tuple[str, ...]
+def _differing(
+    conn: sqlite3.Connection, ours: str, theirs: str, table: str, keys: tuple[str, ...]
 ) -> dict[tuple[Any, ...], dict[str, JSONValue]]:
+    """Rows of `ours` that `theirs` does not hold as they are, by key, in key order."""
     order = ", ".join(keys)
     result: dict[tuple[Any, ...], dict[str, JSONValue]] = {}
-    for row in conn.execute(f"SELECT * FROM {table} ORDER BY {order}"):
+    query = f"SELECT * FROM {ours}.{table} EXCEPT SELECT * FROM {theirs}.{table} ORDER BY {order}"
+    for row in conn.execute(query):
         record = {k: _plain(row[k]) for k in row.keys()}  # noqa: SIM118 (sqlite3.Row)
         result[tuple(row[k] for k in keys)] = record
     return result

@@ -1,0 +1,81 @@
+"""Signing in (each patient with their own portal account), signing out, the home page."""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from endstate.envs.systems.patient_portal.common import SYSTEM, patient, provider_name, when
+from endstate.envs.web import Ctx, endpoint, redirect
+
+
+def _next(ctx: Ctx) -> str:
+    raw = ctx.form.get("next") if ctx.form is not None else ctx.request.query_params.get("next")
+    wanted = raw if isinstance(raw, str) else ""
+    return wanted if wanted.startswith("/") and not wanted.startswith("//") else "/home"
+
+
+@endpoint(SYSTEM)
+async def root(ctx: Ctx) -> Response:
+    return redirect("/home" if ctx.session.user else "/login")
+
+
+@endpoint(SYSTEM)
+async def login_page(ctx: Ctx) -> Response:
+    if ctx.session.user:
+        return redirect("/home")
+    return ctx.render("patient_portal/login.html", error="", username="", next=_next(ctx))
+
+
+@endpoint(SYSTEM)
+async def login(ctx: Ctx) -> Response:
+    """Check a patient's username and password; every attempt is a row and an event."""
+    username, password = ctx.field("username"), ctx.field("password", strip=False)
+    found = ctx.db.row(
+        "SELECT id FROM pp_patients WHERE username = ? AND password = ?", (username, password)
+    )
+    ok = bool(username) and found is not None
+    kind = "login.success" if ok else "login.failure"
+    detail = {"username": username} | ({"patient_id": found["id"]} if found else {})
+    with ctx.db.change(system=SYSTEM, page=ctx.page, kind=kind, detail=detail) as c:
+        c.execute(
+            "INSERT INTO logins (system, username, success, created_at) VALUES (?, ?, ?, ?)",
+            (SYSTEM, username, int(ok), ctx.db.clock),
+        )
+    if not ok:
+        return ctx.render(
+            "patient_portal/login.html",
+            status=401,
+            view=False,
+            username=username,
+            next=_next(ctx),
+            error="The username or password is incorrect.",
+        )
+    ctx.session.user = username
+    return redirect(_next(ctx))
+
+
+@endpoint(SYSTEM, login=True)
+async def logout(ctx: Ctx) -> Response:
+    with ctx.db.change(system=SYSTEM, page=ctx.page, kind="logout", detail={}):
+        pass
+    ctx.session.user = None
+    return redirect("/login")
+
+
+@endpoint(SYSTEM, login=True)
+async def home(ctx: Ctx) -> Response:
+    me = patient(ctx)
+    pcp = ctx.db.row("SELECT * FROM pp_providers WHERE id = ?", (me["pcp_id"],))
+    upcoming = ctx.db.rows(
+        "SELECT a.*, p.first, p.last, p.credential, p.specialty FROM pp_appointments a "
+        "JOIN pp_providers p ON p.id = a.provider_id WHERE a.patient_id = ? "
+        "AND a.status = 'scheduled' AND a.starts_at >= ? ORDER BY a.starts_at",
+        (me["id"], ctx.db.clock),
+    )
+    return ctx.render(
+        "patient_portal/home.html",
+        me=me,
+        pcp=provider_name(pcp) if pcp else "",
+        upcoming=upcoming[:1],
+        when=when,
+    )

@@ -1,0 +1,108 @@
+"""The health record: lab results, problems, allergies, medications, prescriptions,
+immunizations and visits — each the whole list on one page, as real portals show them.
+
+The failure modes are kept on purpose (docs/patient-portal.md): lab dates printed as
+`08/17 00:00:00/2017` with an empty Range column, oldest first; Medications (every course
+ever) and Prescriptions (what is current) under identical headers with nothing saying
+which is which; a problem list where only a blank End Date marks what is active; an
+allergy table that is simply empty when there are none.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from starlette.responses import Response
+
+from endstate.envs.systems.patient_portal.common import SYSTEM, lab_date, patient, provider_names
+from endstate.envs.web import Ctx, endpoint
+
+# Medications and Prescriptions share these, word for word.
+DRUG_COLUMNS = ("Drug", "Dosage", "Directions", "Start Date", "Prescriber")
+
+
+@endpoint(SYSTEM, login=True)
+async def labs(ctx: Ctx) -> Response:
+    rows = ctx.db.rows(
+        "SELECT l.collected, t.test, l.value, t.units FROM pp_labs l "
+        "JOIN pp_lab_tests t ON t.loinc = l.loinc WHERE l.patient_id = ? ORDER BY l.seq",
+        (patient(ctx)["id"],),
+    )
+    return ctx.render("patient_portal/labs.html", rows=rows, lab_date=lab_date)
+
+
+@endpoint(SYSTEM, login=True)
+async def problems(ctx: Ctx) -> Response:
+    rows = ctx.db.rows(
+        "SELECT * FROM pp_conditions WHERE patient_id = ? ORDER BY onset, id",
+        (patient(ctx)["id"],),
+    )
+    return ctx.render("patient_portal/problems.html", rows=rows)
+
+
+@endpoint(SYSTEM, login=True)
+async def allergies(ctx: Ctx) -> Response:
+    rows = ctx.db.rows(
+        "SELECT * FROM pp_allergies WHERE patient_id = ? ORDER BY noted, id",
+        (patient(ctx)["id"],),
+    )
+    return ctx.render("patient_portal/allergies.html", rows=rows)
+
+
+@endpoint(SYSTEM, login=True)
+async def medications(ctx: Ctx) -> Response:
+    """Every course ever taken: stopped ones look exactly like current ones."""
+    rows = ctx.db.rows(
+        "SELECT drug, dosage, directions, start AS started, prescriber_id FROM pp_medications "
+        "WHERE patient_id = ? ORDER BY start, id",
+        (patient(ctx)["id"],),
+    )
+    return _drugs(ctx, "Medications", rows)
+
+
+@endpoint(SYSTEM, login=True)
+async def prescriptions(ctx: Ctx) -> Response:
+    """What is current: its Start Date is the latest renewal, not the first start."""
+    rows = ctx.db.rows(
+        "SELECT drug, dosage, directions, written AS started, prescriber_id "
+        "FROM pp_prescriptions WHERE patient_id = ? ORDER BY drug, id",
+        (patient(ctx)["id"],),
+    )
+    return _drugs(ctx, "Prescriptions", rows)
+
+
+def _drugs(ctx: Ctx, title: str, rows: list[sqlite3.Row]) -> Response:
+    return ctx.render(
+        "patient_portal/drugs.html",
+        title=title,
+        nav=title.lower(),
+        columns=DRUG_COLUMNS,
+        rows=rows,
+        names=provider_names(ctx),
+    )
+
+
+@endpoint(SYSTEM, login=True)
+async def immunizations(ctx: Ctx) -> Response:
+    rows = ctx.db.rows(
+        "SELECT * FROM pp_immunizations WHERE patient_id = ? ORDER BY given DESC, id",
+        (patient(ctx)["id"],),
+    )
+    return ctx.render("patient_portal/immunizations.html", rows=rows)
+
+
+@endpoint(SYSTEM, login=True)
+async def visits(ctx: Ctx) -> Response:
+    rows = ctx.db.rows(
+        "SELECT * FROM pp_encounters WHERE patient_id = ? ORDER BY date DESC, id DESC",
+        (patient(ctx)["id"],),
+    )
+    kinds = {
+        "wellness": "Wellness",
+        "ambulatory": "Office visit",
+        "followup": "Follow-up",
+        "urgent": "Urgent care",
+    }
+    return ctx.render(
+        "patient_portal/visits.html", rows=rows, kinds=kinds, names=provider_names(ctx)
+    )
