@@ -18,7 +18,8 @@ from endstate.cli.hab import hab_app
 from endstate.envs.world import DEFAULT_CLOCK, DEFAULT_SEED, generate_world
 
 env_app = typer.Typer(
-    help="Run the embedded environments (EHR, two payer portals, fax) and inspect their world.",
+    help="Run the embedded environments (EHR, payer portals, fax, patient portal) and inspect "
+    "their world.",
     no_args_is_help=True,
     rich_markup_mode=None,  # plain help: no type tags such as <bool> or <list[str]>
 )
