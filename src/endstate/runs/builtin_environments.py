@@ -28,7 +28,11 @@ async def _embedded(settings: EnvironmentSettings) -> AsyncIterator[Environment]
 
 
 EMBEDDED = register_environment(
-    EnvironmentKind("embedded", _embedded, "EHR, two payer portals, a fax service and a patient portal on loopback")
+    EnvironmentKind(
+        "embedded",
+        _embedded,
+        "EHR, two payer portals, a fax service and a patient portal on loopback",
+    )
 )
 
 
