@@ -11,6 +11,7 @@ import hashlib
 import sqlite3
 from datetime import date
 from pathlib import PurePath
+from typing import Any
 
 from starlette.datastructures import UploadFile
 
@@ -32,8 +33,13 @@ def credentials(ctx: Ctx, portal: str) -> set[tuple[str, str]]:
 def sign_in(ctx: Ctx, portal: str, username: str, password: str) -> bool:
     """Check the credentials and record the attempt (row + event) either way."""
     ok = bool(username) and (username, password) in credentials(ctx, portal)
+    return record_sign_in(ctx, username, ok)
+
+
+def record_sign_in(ctx: Ctx, username: str, ok: bool, detail: dict[str, Any] | None = None) -> bool:
+    """Record a sign-in attempt (a `logins` row and its event), and sign the session in if ok."""
     kind = "login.success" if ok else "login.failure"
-    detail = {"username": username}
+    detail = {"username": username} | (detail or {})
     with ctx.db.change(system=ctx.system, page=ctx.page, kind=kind, detail=detail) as c:
         c.execute(
             "INSERT INTO logins (system, username, success, created_at) VALUES (?, ?, ?, ?)",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
+from endstate.envs.portal import record_sign_in
 from endstate.envs.systems.patient_portal.common import SYSTEM, patient, provider_name, when
 from endstate.envs.web import Ctx, endpoint, redirect
 
@@ -34,14 +35,8 @@ async def login(ctx: Ctx) -> Response:
         "SELECT id FROM pp_patients WHERE username = ? AND password = ?", (username, password)
     )
     ok = bool(username) and found is not None
-    kind = "login.success" if ok else "login.failure"
-    detail = {"username": username} | ({"patient_id": found["id"]} if found else {})
-    with ctx.db.change(system=SYSTEM, page=ctx.page, kind=kind, detail=detail) as c:
-        c.execute(
-            "INSERT INTO logins (system, username, success, created_at) VALUES (?, ?, ?, ?)",
-            (SYSTEM, username, int(ok), ctx.db.clock),
-        )
-    if not ok:
+    detail = {"patient_id": found["id"]} if found else {}
+    if not record_sign_in(ctx, username, ok, detail):
         return ctx.render(
             "patient_portal/login.html",
             status=401,
@@ -50,7 +45,6 @@ async def login(ctx: Ctx) -> Response:
             next=_next(ctx),
             error="The username or password is incorrect.",
         )
-    ctx.session.user = username
     return redirect(_next(ctx))
 
 

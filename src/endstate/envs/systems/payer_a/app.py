@@ -64,13 +64,7 @@ def _next(ctx: Ctx) -> str:
 async def login(ctx: Ctx) -> Response:
     username, password = ctx.field("username"), ctx.field("password", strip=False)
     ok = bool(username) and (username, password) in _credentials(ctx)
-    kind = "login.success" if ok else "login.failure"
-    with ctx.db.change(system=SYSTEM, page=ctx.page, kind=kind, detail={"username": username}) as c:
-        c.execute(
-            "INSERT INTO logins (system, username, success, created_at) VALUES (?, ?, ?, ?)",
-            (SYSTEM, username, int(ok), ctx.db.clock),
-        )
-    if not ok:
+    if not portal.record_sign_in(ctx, username, ok):
         return ctx.render(
             "payer_a/login.html",
             status=401,
@@ -79,7 +73,6 @@ async def login(ctx: Ctx) -> Response:
             next=_next(ctx),
             error="The username or password is incorrect.",
         )
-    ctx.session.user = username
     return redirect(_next(ctx))
 
 
