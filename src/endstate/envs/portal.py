@@ -14,8 +14,9 @@ from pathlib import PurePath
 from typing import Any
 
 from starlette.datastructures import UploadFile
+from starlette.responses import Response
 
-from endstate.envs.web import MAX_UPLOAD, Ctx
+from endstate.envs.web import MAX_UPLOAD, Ctx, redirect
 from endstate.envs.world import mdy
 
 ALLOWED_UPLOADS = {".pdf", ".txt", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".docx"}
@@ -34,6 +35,14 @@ def sign_in(ctx: Ctx, portal: str, username: str, password: str) -> bool:
     """Check the credentials and record the attempt (row + event) either way."""
     ok = bool(username) and (username, password) in credentials(ctx, portal)
     return record_sign_in(ctx, username, ok)
+
+
+def sign_out(ctx: Ctx) -> Response:
+    """End the session's sign-in (an event, no row) and go back to the login page."""
+    with ctx.db.change(system=ctx.system, page=ctx.page, kind="logout", detail={}):
+        pass
+    ctx.session.user = None
+    return redirect("/login")
 
 
 def record_sign_in(ctx: Ctx, username: str, ok: bool, detail: dict[str, Any] | None = None) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from endstate.envs.portal import record_sign_in
+from endstate.envs.portal import record_sign_in, sign_out
 from endstate.envs.systems.patient_portal.common import SYSTEM, patient, provider_name, when
 from endstate.envs.web import Ctx, endpoint, redirect
 
@@ -50,10 +50,7 @@ async def login(ctx: Ctx) -> Response:
 
 @endpoint(SYSTEM, login=True)
 async def logout(ctx: Ctx) -> Response:
-    with ctx.db.change(system=SYSTEM, page=ctx.page, kind="logout", detail={}):
-        pass
-    ctx.session.user = None
-    return redirect("/login")
+    return sign_out(ctx)
 
 
 @endpoint(SYSTEM, login=True)

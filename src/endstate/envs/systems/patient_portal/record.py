@@ -33,20 +33,12 @@ async def labs(ctx: Ctx) -> Response:
 
 @endpoint(SYSTEM, login=True)
 async def problems(ctx: Ctx) -> Response:
-    rows = ctx.db.rows(
-        "SELECT * FROM pp_conditions WHERE patient_id = ? ORDER BY onset, id",
-        (patient(ctx)["id"],),
-    )
-    return ctx.render("patient_portal/problems.html", rows=rows)
+    return ctx.render("patient_portal/problems.html", rows=_own(ctx, "pp_conditions", "onset, id"))
 
 
 @endpoint(SYSTEM, login=True)
 async def allergies(ctx: Ctx) -> Response:
-    rows = ctx.db.rows(
-        "SELECT * FROM pp_allergies WHERE patient_id = ? ORDER BY noted, id",
-        (patient(ctx)["id"],),
-    )
-    return ctx.render("patient_portal/allergies.html", rows=rows)
+    return ctx.render("patient_portal/allergies.html", rows=_own(ctx, "pp_allergies", "noted, id"))
 
 
 @endpoint(SYSTEM, login=True)
@@ -71,6 +63,13 @@ async def prescriptions(ctx: Ctx) -> Response:
     return _drugs(ctx, "Prescriptions", rows)
 
 
+def _own(ctx: Ctx, table: str, order: str) -> list[sqlite3.Row]:
+    """Every row of a per-patient table that belongs to the signed-in patient."""
+    return ctx.db.rows(
+        f"SELECT * FROM {table} WHERE patient_id = ? ORDER BY {order}", (patient(ctx)["id"],)
+    )
+
+
 def _drugs(ctx: Ctx, title: str, rows: list[sqlite3.Row]) -> Response:
     return ctx.render(
         "patient_portal/drugs.html",
@@ -84,11 +83,9 @@ def _drugs(ctx: Ctx, title: str, rows: list[sqlite3.Row]) -> Response:
 
 @endpoint(SYSTEM, login=True)
 async def immunizations(ctx: Ctx) -> Response:
-    rows = ctx.db.rows(
-        "SELECT * FROM pp_immunizations WHERE patient_id = ? ORDER BY given DESC, id",
-        (patient(ctx)["id"],),
+    return ctx.render(
+        "patient_portal/immunizations.html", rows=_own(ctx, "pp_immunizations", "given DESC, id")
     )
-    return ctx.render("patient_portal/immunizations.html", rows=rows)
 
 
 @endpoint(SYSTEM, login=True)

@@ -71,11 +71,8 @@ async def login(ctx: Ctx) -> Response:
 
 @endpoint(SYSTEM, login=True)
 async def logout(ctx: Ctx) -> Response:
-    with ctx.db.change(system=SYSTEM, page=ctx.page, kind="logout", detail={}):
-        pass
-    ctx.session.user = None
     ctx.session.scratch.pop("pa_draft", None)
-    return redirect("/login")
+    return portal.sign_out(ctx)
 
 
 @endpoint(SYSTEM, login=True)
