@@ -193,8 +193,14 @@ class EmbeddedSuite:
         runtime.base_urls.update(self.urls)
         self.apps = {s: system_app(s, runtime, runtime.testids) for s in system_names()}
 
+        # The pages' structure is fixed for the suite's life (code, world, testids): taken
+        # once, on first ask, not again for every run that pins it.
+        taken: list[dict[str, Any]] = []
+
         async def take_fingerprint() -> dict[str, Any]:
-            return await fingerprint(runtime, self.apps)
+            if not taken:
+                taken.append(await fingerprint(runtime, self.apps))
+            return taken[0]
 
         everything = {**self.apps, "grading": grading_app(runtime, token, take_fingerprint)}
         self._servers = {
