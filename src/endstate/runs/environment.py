@@ -42,6 +42,12 @@ class StateUnavailable(Exception):
     """The end state could not be read: the attempt is unmeasurable."""
 
 
+def agent_writes_state(env: Environment, isolation_mode: str) -> bool:
+    """The end state lives in the agent's browser and the agent can run script there (it is
+    not an in-process agent acting through endstate's action vocabulary)."""
+    return env.state_store == "agent_browser" and isolation_mode != "in-process"
+
+
 class Environment(Protocol):
     kind: str
     needs_harness_browser: bool

@@ -21,7 +21,12 @@ from endstate import firewall
 from endstate.agents.base import Agent, AgentOutcome, AttemptContext
 from endstate.corpus.model import Task
 from endstate.records import AttemptFacts, InfrastructureFault, TaskRecord
-from endstate.runs.environment import Environment, EpisodeHandle, StateUnavailable
+from endstate.runs.environment import (
+    Environment,
+    EpisodeHandle,
+    StateUnavailable,
+    agent_writes_state,
+)
 from endstate.runs.store import RunStore
 from endstate.scoring.judge import Judge
 from endstate.scoring.task_score import blocked, score_task, unmeasurable
@@ -69,9 +74,7 @@ class Runner:
         self.on_record = on_record
         # An environment keeping its end state in the browser, and an agent with its own
         # browser (not a harness page): the state is what that browser held when it ended.
-        self.state_from_agent_browser = (
-            env.state_store == "agent_browser" and agent.isolation().mode != "in-process"
-        )
+        self.state_from_agent_browser = agent_writes_state(env, agent.isolation().mode)
 
     async def execute(self, done: set[tuple[str, str]]) -> None:
         """Run every attempt not already in `done`, with at most `workers` at a time."""

@@ -39,7 +39,7 @@ from endstate.report.disclosure import Disclosure, interrupted_note, not_isolate
 from endstate.report.html import render_html
 from endstate.report.summary import Summary, summarize
 from endstate.report.text import render_text
-from endstate.runs.environment import Environment
+from endstate.runs.environment import Environment, agent_writes_state
 from endstate.runs.environments import (
     EnvironmentSettings,
     choose_environment,
@@ -128,9 +128,7 @@ async def refusing_foreign_tasks(
 async def refusing_agent_writable_state(env: Environment, opts: RunOptions) -> AsyncIterator[None]:
     """An agent with script access to the browser that holds the end state could write it: it
     runs there only when asked for by name, and every report then says so."""
-    mode = opts.agent.isolation().mode
-    writable = env.state_store == "agent_browser" and mode != "in-process"
-    if writable and not opts.allow_agent_writable_state:
+    if agent_writes_state(env, opts.agent.isolation().mode) and not opts.allow_agent_writable_state:
         raise EndstateError(
             f"the {env.kind} environment keeps the end state in the browser the agent drives, "
             f"and a {opts.agent.kind} agent can run script there to write it; run it anyway with "
@@ -236,7 +234,7 @@ def _state_store(env: Environment, isolation: Isolation, opts: RunOptions) -> di
     """For an end state kept in the agent's browser: that, and whether the agent could write it."""
     if env.state_store != "agent_browser":
         return {}
-    writable = isolation.mode != "in-process"
+    writable = agent_writes_state(env, isolation.mode)
     return {
         "state_store": env.state_store,
         "agent_writable_state": writable,
