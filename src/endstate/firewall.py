@@ -17,9 +17,12 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from endstate.corpus.model import GradingSpec, JmespathCheck, JudgeCheck, Task
+from endstate.corpus.legs import AnswerCheck, AnswerField, DeltaCheck, WriteExpectation
+from endstate.corpus.model import Check, GradingSpec, JmespathCheck, JudgeCheck, Task
 
-PROJECTION_FIELDS = frozenset({"task_id", "instruction", "family", "scenario_label", "start_url"})
+PROJECTION_FIELDS = frozenset(
+    {"task_id", "instruction", "family", "scenario_label", "start_url", "answer_fields"}
+)
 
 
 class EpisodeBinding(BaseModel):
@@ -58,6 +61,11 @@ class Projection(BaseModel):
     family: str
     scenario_label: str | None = None
     start_url: str | None = None
+    answer_fields: tuple[AnswerField, ...] | None = Field(
+        default=None,
+        description="The answer contract, for tasks graded on a final JSON answer: the keys "
+        "to give, each with what it holds. None for tasks graded on the end state alone.",
+    )
 
     def canonical_bytes(self) -> bytes:
         return json.dumps(self.model_dump(), sort_keys=True, ensure_ascii=False).encode()
@@ -106,6 +114,7 @@ def project(task: Task, binding: EpisodeBinding = PREVIEW_BINDING) -> Projection
         family=public.family,
         scenario_label=public.scenario_label,
         start_url=start_url(task, binding),
+        answer_fields=public.answer_fields or None,
     )
 
 
@@ -138,32 +147,37 @@ def _random_dict(rng: random.Random, keep_keys: dict[str, Any] | None = None) ->
     return {f"noise_{_noise(rng, 8)}": _random_value(rng) for _ in range(rng.randint(1, 4))}
 
 
-def _random_checks(rng: random.Random, n: int) -> tuple[JmespathCheck | JudgeCheck, ...]:
-    checks: list[JmespathCheck | JudgeCheck] = []
-    for _ in range(n):
-        if rng.random() < 0.5:
-            checks.append(
-                JmespathCheck(
-                    query=f"noise_{_noise(rng, 6)}",
-                    mode=rng.choice(["equals", "contains"]),
-                    expected=_random_value(rng),
-                    points=float(rng.randint(1, 9)),
-                    description=_noise(rng, 20),
-                    category=_noise(rng, 8),
-                )
-            )
-        else:
-            checks.append(
-                JudgeCheck(
-                    description=_noise(rng, 20),
-                    student_answer=_noise(rng, 10),
-                    student_answer_context=_noise(rng, 10),
-                    rubric=_noise(rng, 40),
-                    points=float(rng.randint(1, 9)),
-                    category=_noise(rng, 8),
-                )
-            )
-    return tuple(checks)
+def _random_check(rng: random.Random) -> Check:
+    pick = rng.randrange(4)
+    common: dict[str, Any] = {
+        "points": float(rng.randint(1, 9)),
+        "description": _noise(rng, 20),
+        "category": _noise(rng, 8),
+    }
+    if pick == 0:
+        return JmespathCheck(
+            query=f"noise_{_noise(rng, 6)}",
+            mode=rng.choice(["equals", "contains"]),
+            expected=_random_value(rng),
+            **common,
+        )
+    if pick == 1:
+        return JudgeCheck(
+            student_answer=_noise(rng, 10),
+            student_answer_context=_noise(rng, 10),
+            rubric=_noise(rng, 40),
+            **common,
+        )
+    if pick == 2:
+        return AnswerCheck(
+            leg=_noise(rng, 8), field=f"f_{_noise(rng, 6)}", kind="string", expected=_noise(rng)
+        )
+    expect = WriteExpectation(table=_noise(rng, 6), op="added", match={_noise(rng, 4): 1})
+    return DeltaCheck(leg=_noise(rng, 8), expect=(expect,), **common)
+
+
+def _random_checks(rng: random.Random, n: int) -> tuple[Check, ...]:
+    return tuple(_random_check(rng) for _ in range(n))
 
 
 SCRAMBLES = 3

@@ -58,6 +58,15 @@ class CheckVerdict(BaseModel):
         description="Grades of a fresh re-judgement of this check (cache bypassed), kept to "
         "measure the judge's variance; the verdict that counts is `votes`.",
     )
+    leg: str | None = Field(default=None, description="The errand leg this check grades.")
+    leg_kind: Literal["read", "write"] | None = Field(
+        default=None,
+        description="read: a field of the final JSON answer; write: the episode's delta.",
+    )
+    leg_score: float | None = Field(
+        default=None,
+        description="The leg's own 0..1 measure (F1 for a set); the leg counts only at 1.0.",
+    )
 
     @property
     def split(self) -> bool:

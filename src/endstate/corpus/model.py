@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from endstate.corpus.legs import AnswerCheck, AnswerField, DeltaCheck
+
 
 class Website(BaseModel):
     """The system a task starts in, as the corpus names it."""
@@ -38,6 +40,11 @@ class PublicTask(BaseModel):
     env_task_key: str | None = Field(
         default=None,
         description="The key the environment uses to load this task's scenario ({{TASK_ID}}).",
+    )
+    answer_fields: tuple[AnswerField, ...] = Field(
+        default=(),
+        description="The answer contract: keys the final message's JSON object must carry "
+        "(errands); empty for tasks graded on the end state alone.",
     )
 
 
@@ -73,7 +80,10 @@ class JudgeCheck(BaseModel):
     category: str | None = None
 
 
-Check = Annotated[JmespathCheck | JudgeCheck, Field(discriminator="type")]
+Check = Annotated[
+    JmespathCheck | JudgeCheck | AnswerCheck | DeltaCheck, Field(discriminator="type")
+]
+LegCheck = AnswerCheck | DeltaCheck
 
 
 class GradingSpec(BaseModel):

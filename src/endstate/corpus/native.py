@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from endstate.corpus import hab_v2
+from endstate.corpus.legs import AnswerCheck, AnswerField, DeltaCheck
 from endstate.corpus.model import Check, GradingSpec, PublicTask, Task, Website
 from endstate.corpus.problems import Problem, id_problem
 
@@ -85,10 +86,23 @@ class _File(BaseModel):
     mutations: list[dict[str, Any]] = []
     given: list[str] = []
     record: str | None = None
+    answer_fields: list[AnswerField] = []
+
+
+_LEG_TYPES: dict[str, type[AnswerCheck] | type[DeltaCheck]] = {
+    "answer": AnswerCheck,
+    "delta": DeltaCheck,
+}
 
 
 def _check_problems(file: str, index: int, raw: Any) -> tuple[Check | None, list[Problem]]:
     """Parse one check with the public format's own rules, reporting it at `$.checks[i]`."""
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    if isinstance(kind, str) and kind in _LEG_TYPES:
+        try:
+            return _LEG_TYPES[kind].model_validate(raw), []
+        except ValidationError as exc:
+            return None, hab_v2._validation_problems(file, exc, ("checks", index))
     check, found = hab_v2._parse_check(file, index, raw)
     fixed = [
         p.model_copy(update={"path": p.path.replace("$.evals[", "$.checks[", 1)}) for p in found
@@ -121,6 +135,7 @@ def _shape_problems(file: str, family: str, top: _File) -> list[Problem]:
                 severity="warning",
             )
         )
+    problems += _leg_problems(file, top)
     if top.reference is not None:
         n = len(top.reference.steps)
         bad = [i for i in top.reference.consequential if not 0 <= i < n]
@@ -130,6 +145,45 @@ def _shape_problems(file: str, family: str, top: _File) -> list[Problem]:
                     file=file,
                     path="$.reference.consequential",
                     reason=f"step index out of range: {bad[0]} (trajectory has {n} steps)",
+                )
+            )
+    return problems
+
+
+def _leg_problems(file: str, top: _File) -> list[Problem]:
+    """Legs named once each; every read leg's field in the public answer contract."""
+    problems: list[Problem] = []
+    legs: set[str] = set()
+    asked = {f.name for f in top.answer_fields}
+    read: set[str] = set()
+    for i, raw in enumerate(top.checks):
+        if not isinstance(raw, dict) or raw.get("type") not in _LEG_TYPES:
+            continue
+        leg, field = raw.get("leg"), raw.get("field")
+        if isinstance(leg, str) and leg in legs:
+            problems.append(
+                Problem(file=file, path=f"$.checks[{i}].leg", reason=f"leg {leg!r} named twice")
+            )
+        legs.add(str(leg))
+        if raw.get("type") == "answer" and isinstance(field, str):
+            read.add(field)
+            if field not in asked:
+                problems.append(
+                    Problem(
+                        file=file,
+                        path=f"$.checks[{i}].field",
+                        reason=f"field {field!r} is not in answer_fields: the agent is never "
+                        "asked for it",
+                    )
+                )
+    for j, f in enumerate(top.answer_fields):
+        if f.name not in read:
+            problems.append(
+                Problem(
+                    file=file,
+                    path=f"$.answer_fields[{j}]",
+                    reason=f"answer field {f.name!r} is graded by no leg",
+                    severity="warning",
                 )
             )
     return problems
@@ -175,6 +229,7 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
         scenario_label=top.scenario_label,
         website=Website(id=top.start.system),
         start_path=top.start.path,
+        answer_fields=tuple(top.answer_fields),
     )
     grading = GradingSpec(
         tier=top.tier,

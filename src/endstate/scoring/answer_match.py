@@ -31,14 +31,14 @@ import unicodedata
 from collections.abc import Sequence
 from datetime import date
 from decimal import Context, Decimal, localcontext
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from endstate.corpus.legs import AnswerKind, ItemKind
 from endstate.records import SafeText
 
-Kind = Literal["number", "date", "string", "set", "boolean", "choice"]
-ItemKind = Literal["string", "number", "date"]
+Kind = AnswerKind
 
 NO_ANSWER = "no answer"
 EMPTY_WORDS = frozenset({"", "none"})  # normalised texts that say "there is none"

@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
+from endstate.corpus.legs import WriteExpectation
 from endstate.scoring.answer_match import LegVerdict, normalize_text, right, show, wrong
 
-Op = Literal["added", "updated", "removed", "unchanged"]
 _OPS: tuple[str, ...] = ("added", "updated", "removed")
 _ABSENT = object()
 
@@ -33,44 +31,6 @@ class _Row(NamedTuple):
 
     columns: dict[str, Any]
     changed: frozenset[str] = frozenset()
-
-
-class WriteExpectation(BaseModel):
-    """One thing the delta must show (or, for "unchanged", must not show)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    table: str = Field(min_length=1, description="The table, as named in the delta.")
-    op: Op = Field(
-        description="'added', 'updated' or 'removed': rows of that kind must match; "
-        "'unchanged': no added, updated or removed row of the table may match."
-    )
-    match: dict[str, Any] = Field(
-        default_factory=dict,
-        description="Columns a row must have (all of them; empty: any row). For 'added' and "
-        "'removed' the row's own columns; for 'updated' the row's key and the after-values "
-        "of its changed columns (a column that neither is the key nor changed is not in the "
-        "delta, so it cannot match).",
-    )
-    changes: dict[str, Any] | None = Field(
-        default=None,
-        description="'updated' only: columns that must have changed in this episode, to these "
-        "after-values.",
-    )
-    count: int | None = Field(
-        default=None,
-        ge=0,
-        description="Exactly this many matching rows (0: none). Default: at least one; "
-        "for 'unchanged' always none (count does not apply).",
-    )
-
-    @model_validator(mode="after")
-    def _coherent(self) -> WriteExpectation:
-        if self.changes is not None and self.op != "updated":
-            raise ValueError(f"changes apply to op 'updated' only, not {self.op!r}")
-        if self.count is not None and self.op == "unchanged":
-            raise ValueError("count does not apply to op 'unchanged' (it means none at all)")
-        return self
 
 
 def grade_write_leg(

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from endstate.corpus.model import JmespathCheck, JudgeCheck, Task
+from endstate.corpus.legs import AnswerCheck, DeltaCheck
+from endstate.corpus.model import Check, JmespathCheck, JudgeCheck, Task
 from endstate.corpus.placeholders import render
 from endstate.records import CheckVerdict, InfrastructureFault, TaskRecord
 from endstate.scoring import checks
+from endstate.scoring.answers import AnswerReading
 from endstate.scoring.judge import Judge, JudgeUnavailable, RubricInput
+from endstate.scoring.legs import answer_verdict, delta_verdict, read_answer
 
 NO_JUDGE = "no judge configured"
 
@@ -82,6 +85,18 @@ def _jmespath_verdict(index: int, check: JmespathCheck, state: Any) -> CheckVerd
     )
 
 
+def _verdict(
+    index: int, check: Check, state: Any, judge: Judge | None, reading: AnswerReading | None
+) -> CheckVerdict:
+    if isinstance(check, JmespathCheck):
+        return _jmespath_verdict(index, check, state)
+    if isinstance(check, AnswerCheck):
+        return answer_verdict(index, check, reading)
+    if isinstance(check, DeltaCheck):
+        return delta_verdict(index, check, state)
+    return _judge_verdict(index, check, state, judge)
+
+
 def _base(task: Task, attempt: str, judge: Judge | None) -> dict[str, Any]:
     return {
         "task_id": task.id,
@@ -101,14 +116,14 @@ def score_task(
     attempt: str = "1",
     judge: Judge | None = None,
     state_source: str | None = None,
+    final_message: str | None = None,
 ) -> TaskRecord:
-    """Score a readable state document. Pass only at score 1.0 with nothing ungraded."""
-    verdicts = [
-        _jmespath_verdict(i, c, state)
-        if isinstance(c, JmespathCheck)
-        else _judge_verdict(i, c, state, judge)
-        for i, c in enumerate(task.grading.checks)
-    ]
+    """Score a readable state document. Pass only at score 1.0 with nothing ungraded.
+
+    `final_message` is read only for a task's read legs (its answer contract): the named
+    fields of one JSON object; everything else in it, and any claim of success, is ignored."""
+    reading = read_answer(task.grading.checks, final_message)
+    verdicts = [_verdict(i, c, state, judge, reading) for i, c in enumerate(task.grading.checks)]
     weight = task.grading.weight
     earned = sum(v.earned for v in verdicts)
     ungraded = sum(v.points for v in verdicts if v.outcome == "ungraded")
