@@ -98,7 +98,14 @@ Portal guidance (general hints about these systems, not about this task):
 - Long pages may be truncated in the snapshot; open the relevant section or record directly.
 """
 
-PROMPT_VERSION = hashlib.sha256((SYSTEM_PROMPT + GUIDANCE).encode()).hexdigest()[:16]
+ANSWER_CONTRACT = (
+    'Answer in the "done" message with one JSON object (JSON, not YAML) holding these keys; '
+    'only they are graded. Use [] for an empty list and "none" when there is nothing to report:'
+)
+
+PROMPT_VERSION = hashlib.sha256((SYSTEM_PROMPT + GUIDANCE + ANSWER_CONTRACT).encode()).hexdigest()[
+    :16
+]
 REPLY_PREVIEW = 500
 
 _FENCE = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(?P<body>.*?)\n?```\Z", re.DOTALL)
@@ -135,6 +142,12 @@ def task_message(ctx: AttemptContext, prompt_mode: PromptMode) -> str:
     if ctx.start_urls:
         lines.append("Systems:")
         lines.extend(f"- {system}: {url}" for system, url in sorted(ctx.start_urls.items()))
+    if projection.answer_fields:
+        lines += ["", ANSWER_CONTRACT]
+        lines.extend(
+            f"- {f.name}: {f.description}" if f.description else f"- {f.name}"
+            for f in projection.answer_fields
+        )
     if prompt_mode == "task+guidance":
         lines += ["", GUIDANCE.rstrip()]
     return "\n".join(lines)

@@ -93,6 +93,7 @@ class PlayResult:
     completed: int
     error: str | None = None
     variables: dict[str, str] = field(default_factory=dict)
+    message: str | None = None  # the last done/give_up step's message: an errand's answer
 
     @property
     def ok(self) -> bool:
@@ -129,6 +130,7 @@ async def play(
     read the end state a shorter trajectory would have left.
     """
     variables: dict[str, str] = {}
+    message: str | None = None
     for i, raw in enumerate(steps):
         if checkpoint is not None and i == checkpoint and on_checkpoint is not None:
             await on_checkpoint()
@@ -138,6 +140,7 @@ async def play(
                 variables[step.name] = await _capture(page, step, options.timeout_ms)
                 continue
             if step.type in ("done", "give_up"):
+                message = step.message
                 continue
             result = await perform(page, step, options)
         except (ActionFailed, StepError) as exc:
@@ -148,7 +151,7 @@ async def play(
             return PlayResult(i, f"step {i} ({raw.get('type')}): {result.message}", variables)
     if checkpoint is not None and checkpoint >= len(steps) and on_checkpoint is not None:
         await on_checkpoint()
-    return PlayResult(len(steps), None, variables)
+    return PlayResult(len(steps), None, variables, message)
 
 
 def apply_edits(

@@ -142,7 +142,7 @@ class TaskValidation:
 
 
 def _verdicts(record: TaskRecord) -> tuple[list[int], list[int]]:
-    failed = [v.index for v in record.checks if v.type == "jmespath" and v.outcome != "pass"]
+    failed = [v.index for v in record.checks if v.type != "llm_judge" and v.outcome != "pass"]
     ungraded = [v.index for v in record.checks if v.outcome == "ungraded"]
     return failed, ungraded
 
@@ -202,7 +202,8 @@ class Validator:
 
                     played = await play(page, steps, options, checkpoint, take)
             state = await self.env.read_state(episode, page)
-            record = score_task(task, state, label)
+            answer = played.message if played is not None else None
+            record = score_task(task, state, label, final_message=answer)
             failed, ungraded = _verdicts(record)
             result = Attempt(label, played, failed, ungraded)
         except Exception as exc:
@@ -216,10 +217,14 @@ class Validator:
         result.seconds = round(time.monotonic() - began, 3)
         return result, snapshot.get("state")
 
-    def _from_state(self, task: Task, label: str, state: dict[str, Any] | None) -> Attempt:
+    def _from_state(
+        self, task: Task, label: str, state: dict[str, Any] | None, answer: str | None
+    ) -> Attempt:
+        """A prefix of the reference, scored from the state before its last write (it still
+        ends with the reference's answer, as its trajectory does)."""
         if state is None:
             return Attempt(label, None, error="the reference never reached this step")
-        failed, ungraded = _verdicts(score_task(task, state, label))
+        failed, ungraded = _verdicts(score_task(task, state, label, final_message=answer))
         return Attempt(label, None, failed, ungraded)
 
     async def validate(
@@ -297,7 +302,7 @@ class Validator:
                         m["id"],
                         m.get("kind", ""),
                         m.get("why", ""),
-                        self._from_state(task, m["id"], before),
+                        self._from_state(task, m["id"], before, _answer(v.reference)),
                     )
                 )
             finish(task.id)
@@ -320,6 +325,10 @@ class Validator:
             return run
 
         return [run_reference, run_null, *(mutant(m, s) for m, s in replayed)]
+
+
+def _answer(attempt: Attempt | None) -> str | None:
+    return attempt.played.message if attempt is not None and attempt.played else None
 
 
 def _shell(task: Task) -> TaskValidation:

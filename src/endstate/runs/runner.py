@@ -237,7 +237,9 @@ class Runner:
         end_state = self.store.trace_dir(task.id, attempt) / "end_state.json"
         await asyncio.to_thread(end_state.write_text, json.dumps(state, ensure_ascii=False))
         began = time.monotonic()
-        record = await asyncio.to_thread(score_task, task, state, attempt, self.judge, source)
+        record = await asyncio.to_thread(
+            score_task, task, state, attempt, self.judge, source, outcome.final_message
+        )
         facts = facts.model_copy(update={"scoring_seconds": round(time.monotonic() - began, 3)})
         return record.model_copy(update={"facts": facts})
 
