@@ -12,7 +12,9 @@ For every task, on fresh episodes of the world it was made for, through a real b
 One browser and one suite serve everything; each attempt has its own episode and context.
 A mutation that only drops the last write is not replayed: every step after that write in
 the reference is read-only, so its end state is the reference's state just before that
-write, which the reference attempt reads as it passes.
+write, which the reference attempt reads as it passes. Nor is one that only rewrites the
+closing done step (an errand's wrong answer): it acts as the reference does, so it is scored
+on the reference's end state with its own final message.
 """
 
 from __future__ import annotations
@@ -171,8 +173,10 @@ class Validator:
         steps: Sequence[dict[str, Any]] | None,
         timeout_ms: float,
         checkpoint: int | None = None,
+        ended: dict[str, Any] | None = None,
     ) -> tuple[Attempt, dict[str, Any] | None]:
-        """One attempt on a fresh episode; with `checkpoint`, also the state before that step."""
+        """One attempt on a fresh episode; with `checkpoint`, also the state before that step;
+        with `ended`, its end state is kept there under "state"."""
         began = time.monotonic()
         try:
             episode = await self.env.open_episode(task.public, f"validate:{task.id}")
@@ -202,6 +206,8 @@ class Validator:
 
                     played = await play(page, steps, options, checkpoint, take)
             state = await self.env.read_state(episode, page)
+            if ended is not None:
+                ended["state"] = state
             answer = played.message if played is not None else None
             record = score_task(task, state, label, final_message=answer)
             failed, ungraded = _verdicts(record)
@@ -216,6 +222,24 @@ class Validator:
                 await self.env.close_episode(episode)
         result.seconds = round(time.monotonic() - began, 3)
         return result, snapshot.get("state")
+
+    async def _reference(
+        self, task: Task, steps: Sequence[dict[str, Any]], checkpoint: int | None
+    ) -> tuple[Attempt, dict[str, Any] | None, dict[str, Any] | None, bool]:
+        """The reference attempt (confirmed once more if it fails), the state before its last
+        write, its end state, and whether it was retried."""
+        ended: dict[str, Any] = {}
+        attempt, before = await self.attempt(
+            task, "reference", steps, REFERENCE_TIMEOUT_MS, checkpoint, ended
+        )
+        played = attempt.played
+        if attempt.error is None and played is not None and played.ok and not attempt.failed:
+            return attempt, before, ended.get("state"), False
+        ended.clear()
+        attempt, before = await self.attempt(
+            task, "reference", steps, CONFIRM_TIMEOUT_MS, checkpoint, ended
+        )
+        return attempt, before, ended.get("state"), True
 
     def _from_state(
         self, task: Task, label: str, state: dict[str, Any] | None, answer: str | None
@@ -277,9 +301,14 @@ class Validator:
         last = max(writes) if writes else None
         prefix_mutations: list[dict[str, Any]] = []
         replayed: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+        answer_only: list[tuple[dict[str, Any], str | None]] = []
         for m in extra.get("mutations") or []:
             if last is not None and _drop_only(m["edits"]) == last:
                 prefix_mutations.append(m)
+                continue
+            message = _answer_only(steps, m["edits"])
+            if message is not False:
+                answer_only.append((m, message))
                 continue
             try:
                 replayed.append((m, apply_edits(steps, m["edits"])))
@@ -288,14 +317,18 @@ class Validator:
 
         async def run_reference() -> None:
             checkpoint = last if prefix_mutations else None
-            v.reference, before = await self.attempt(
-                task, "reference", steps, REFERENCE_TIMEOUT_MS, checkpoint
-            )
-            if not v.solvable:
-                v.reference, before = await self.attempt(
-                    task, "reference", steps, CONFIRM_TIMEOUT_MS, checkpoint
-                )
+            v.reference, before, after, retried = await self._reference(task, steps, checkpoint)
+            if retried:
                 v.retried.append("reference")
+            for m, message in answer_only:
+                v.mutations.append(
+                    MutationResult(
+                        m["id"],
+                        m.get("kind", ""),
+                        m.get("why", ""),
+                        self._from_state(task, m["id"], after, message),
+                    )
+                )
             for m in prefix_mutations:
                 v.mutations.append(
                     MutationResult(
@@ -325,6 +358,22 @@ class Validator:
             return run
 
         return [run_reference, run_null, *(mutant(m, s) for m, s in replayed)]
+
+
+def _answer_only(steps: Sequence[dict[str, Any]], edits: Sequence[dict[str, Any]]) -> Any:
+    """The new final message of a mutation that only rewrites the reference's closing done
+    step, else False. Such a mutant acts exactly as the reference does, so it is scored on the
+    reference's end state with its own message instead of being replayed."""
+    if len(edits) != 1 or not steps or steps[-1].get("type") != "done":
+        return False
+    edit = edits[0]
+    step = edit.get("step")
+    if edit.get("op") != "replace" or edit.get("at") != len(steps) - 1:
+        return False
+    if not isinstance(step, dict) or step.get("type") not in ("done", "give_up"):
+        return False
+    message = step.get("message")
+    return message if isinstance(message, str) else None
 
 
 def _answer(attempt: Attempt | None) -> str | None:

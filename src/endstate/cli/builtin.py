@@ -15,6 +15,8 @@ from rich.table import Table
 from rich.text import Text
 
 from endstate.builtin import BUILTIN_COUNT, BUILTIN_SEED
+from endstate.builtin.errands import ERRANDS_COUNT, ERRANDS_SEED
+from endstate.builtin.errands.generator import generate_errand_corpus
 from endstate.builtin.generator import generate_corpus
 from endstate.builtin.validation import TaskValidation, validate_tasks
 from endstate.cli.console import err
@@ -51,6 +53,26 @@ def generate_cmd(
     tasks = len(lock.files)
     out.print(
         f"wrote {tasks} tasks to {out_dir} (world seed {seed})\n"
+        f"tree sha256 {lock.tree_hash}\n"
+        f"run them with: endstate run --corpus {out_dir} --world-seed {seed} ...",
+        highlight=False,
+    )
+
+
+@corpus_extra_app.command("errands")
+def errands_cmd(
+    out_dir: Annotated[Path, typer.Option("--out", help="Directory to write the corpus into.")],
+    seed: Annotated[
+        int, typer.Option("--seed", help="Corpus seed; the world and its patients come from it.")
+    ] = ERRANDS_SEED,
+    count: Annotated[int, typer.Option("--count", help="Number of errands.")] = ERRANDS_COUNT,
+    name: Annotated[str | None, typer.Option("--name", help="Corpus name in the lock.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace a non-empty --out.")] = False,
+) -> None:
+    """Patient errands (3-6 legs each) over the patient portal of the world of --seed."""
+    lock = generate_errand_corpus(seed, count, out_dir, name=name, force=force)
+    out.print(
+        f"wrote {len(lock.files)} errands to {out_dir} (world seed {seed})\n"
         f"tree sha256 {lock.tree_hash}\n"
         f"run them with: endstate run --corpus {out_dir} --world-seed {seed} ...",
         highlight=False,

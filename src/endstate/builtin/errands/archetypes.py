@@ -1,0 +1,178 @@
+"""The seven errand archetypes: why the patient opened their portal, the legs they may ask
+about, and the write the errand must end in.
+
+Each archetype picks its subject from the patient's own record (the appointment, the result,
+the message, the new pharmacy or practice) and offers its legs only where they resolve there.
+The patient says why they came and what they want back, never which page to open.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from endstate.builtin.errands import actions
+from endstate.builtin.errands import legs as L
+from endstate.builtin.errands.chart import RESULT_TESTS, ChartView
+from endstate.builtin.templates.common import Traj
+
+Subject = Any
+Pool = Callable[[ChartView, Subject], list[L.ReadLeg | None]]
+Act = Callable[[Traj, ChartView, Subject, random.Random], actions.WriteLeg]
+
+NEW_PRACTICES: tuple[tuple[str, str], ...] = (
+    ("Bayside Family Medicine", "(650) 555-0188"),
+    ("Harborview Primary Care", "(650) 555-0143"),
+    ("Mission Street Internal Medicine", "(415) 555-0172"),
+    ("Redwood Valley Health Partners", "(707) 555-0119"),
+    ("Cypress Grove Medical Group", "(831) 555-0164"),
+)
+
+
+@dataclass(frozen=True)
+class Archetype:
+    """One reason a patient opens their portal."""
+
+    id: str
+    title: str  # the scenario label
+    subject: Callable[[ChartView, random.Random], Subject | None]
+    reason: Callable[[ChartView, Subject], str]
+    pool: Pool
+    act: Act
+    action_ask: Callable[[ChartView, Subject], str]
+
+
+def _general(c: ChartView) -> list[L.ReadLeg | None]:
+    return [L.allergies(c), L.active_problems(c), L.current_medications(c), L.pcp(c)]
+
+
+def _result_subject(c: ChartView, rng: random.Random) -> str | None:
+    have = [code for code in RESULT_TESTS if len(c.results(code)) >= 2]
+    return rng.choice(have) if have else None
+
+
+def _message_body(rng: random.Random, topic: str) -> str:
+    return rng.choice(
+        (
+            f"Hello, I have a question about {topic}. Could you call me back?",
+            f"Hi, could you take a look at {topic} and let me know what you think?",
+        )
+    )
+
+
+def _practice(c: ChartView, rng: random.Random) -> tuple[str, str]:
+    return rng.choice(NEW_PRACTICES)
+
+
+def _new_pharmacy(c: ChartView, rng: random.Random) -> tuple[Any, Any] | None:
+    """A pharmacy the patient does not use yet that has a look-alike branch of its chain."""
+    stores = c.population.pharmacies
+    chain = {s.id: s.name.split("#")[0].strip() for s in stores}
+    pairs = [
+        (s, next(t for t in stores if t.id != s.id and chain[t.id] == chain[s.id]))
+        for s in stores
+        if s.id != c.patient.pharmacy_id
+        and any(t.id != s.id and chain[t.id] == chain[s.id] for t in stores)
+    ]
+    return rng.choice(pairs) if pairs else None
+
+
+def _unique(c: ChartView) -> list[Any]:
+    """Questions the patient can name by their subject alone (no other message shares it)."""
+    subjects = Counter(m.subject for m in c.population.messages if m.patient_id == c.patient.id)
+    return [m for m in c.questions if subjects[m.subject] == 1]
+
+
+def _swap_digits(fax: str) -> str:
+    digits = [i for i, ch in enumerate(fax) if ch.isdigit()]
+    i, j = digits[-2], digits[-1]
+    chars = list(fax)
+    chars[i], chars[j] = chars[j], chars[i]
+    wrong = "".join(chars)
+    return wrong if wrong != fax else fax[:-1] + ("1" if fax[-1] != "1" else "2")
+
+
+ARCHETYPES: tuple[Archetype, ...] = (
+    Archetype(
+        "checking-messages",
+        "Checking messages",
+        lambda c, rng: rng.choice(_unique(c)) if _unique(c) else None,
+        lambda c, m: f'The practice sent me a message, "{m.subject}", and I need to answer it.',
+        lambda c, m: [*L.message_legs(m, c), L.next_appointment_date(c), *_general(c)],
+        lambda t, c, m, rng: actions.reply(t, c, m, _message_body(rng, "your message")),
+        lambda c, m: "Please reply to that message for me, to the person who sent it.",
+    ),
+    Archetype(
+        "new-pharmacy",
+        "New pharmacy",
+        _new_pharmacy,
+        lambda c, s: f"I'm switching to the {s[0].name} at {s[0].address.split(',')[0]}.",
+        lambda c, s: [L.current_medications(c), L.allergies(c), L.pcp(c), L.balance(c)],
+        lambda t, c, s, rng: actions.change_pharmacy(t, c, s[0], s[1]),
+        lambda c, s: "Please make it my preferred pharmacy in the portal.",
+    ),
+    Archetype(
+        "transferring-practice",
+        "Transferring practice",
+        _practice,
+        lambda c, p: f"I'm moving my care to {p[0]} and they need my records.",
+        lambda c, p: [*_general(c), L.last_flu_shot(c)],
+        lambda t, c, p, rng: actions.request_records(t, p[0], p[1], _swap_digits(p[1])),
+        lambda c, p: (
+            f"Please ask for my complete medical record to be sent to {p[0]}; "
+            f"their fax number is {p[1]}."
+        ),
+    ),
+    Archetype(
+        "appointment-coming-up",
+        "Appointment coming up",
+        lambda c, rng: c.upcoming[0] if c.upcoming else None,
+        lambda c, a: "I have my next appointment coming up and I can't make it any more.",
+        lambda c, a: [*L.appointment_legs(a, c), L.balance(c), L.allergies(c)],
+        lambda t, c, a, rng: actions.cancel(t, c, a),
+        lambda c, a: "Please cancel it; the reason is a schedule conflict.",
+    ),
+    Archetype(
+        "result-came-back",
+        "Result came back",
+        _result_subject,
+        lambda c, code: f"My {RESULT_TESTS[code]} results came back.",
+        lambda c, code: [*L.result_legs(code, c), L.pcp(c)],
+        lambda t, c, code, rng: actions.send_message(
+            t, c, c.pcp, f"My {RESULT_TESTS[code]} result", _message_body(rng, "my result")
+        ),
+        lambda c, code: "Then send my primary care provider a message asking about it.",
+    ),
+    Archetype(
+        "appointment-needs-a-note",
+        "Appointment needs a note",
+        lambda c, rng: rng.choice(c.upcoming) if c.upcoming else None,
+        lambda c, a: (
+            f"Before my appointment on {a.starts_at[5:7]}/{a.starts_at[8:10]}/"
+            f"{a.starts_at[:4]} I want to send the doctor a note."
+        ),
+        lambda c, a: [L.appointment_legs(a, c)[1], *_general(c)],
+        lambda t, c, a, rng: actions.send_message(
+            t,
+            c,
+            c.provider(a.provider_id),
+            "Before my appointment",
+            _message_body(rng, "my upcoming visit"),
+        ),
+        lambda c, a: "Please message the provider that appointment is with.",
+    ),
+    Archetype(
+        "bill-looks-wrong",
+        "Bill looks wrong",
+        lambda c, rng: c.pcp,
+        lambda c, p: "My bill looks wrong to me.",
+        lambda c, p: [L.balance(c), L.last_payment(c), L.pcp(c), L.next_appointment_date(c)],
+        lambda t, c, p, rng: actions.send_message(
+            t, c, p, "Question about my bill", _message_body(rng, "my bill")
+        ),
+        lambda c, p: "Please send my primary care provider a message about it.",
+    ),
+)

@@ -1,0 +1,203 @@
+"""Generate patient errands: archetypes × patients of the portal's population, 3–6 legs each.
+
+A pure function of (seed, count, clock), like the built-in corpus: every choice comes from a
+`random.Random` keyed by the seed and what it chooses for. Errands spread over the archetypes
+evenly and over patients as widely as the count allows (the least-used fitting patient first).
+Each errand draws a seeded number of legs (3–6, the write last) from its archetype's pool, in
+seeded order, and only legs that resolve against that patient's record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from endstate.builtin.errands.actions import WriteLeg, sign_in
+from endstate.builtin.errands.archetypes import ARCHETYPES, Archetype
+from endstate.builtin.errands.chart import ChartView
+from endstate.builtin.errands.legs import ReadLeg
+from endstate.builtin.generator import Generated, GenerationError, write_corpus
+from endstate.builtin.templates.common import Mutation, Traj
+from endstate.corpus.lock import CorpusLock
+from endstate.corpus.native import FORMAT
+from endstate.envs.systems.patient_portal.model import Population
+from endstate.envs.systems.patient_portal.population import population
+from endstate.envs.world import DEFAULT_CLOCK, generate_world
+
+FAMILY = "patient_errands"
+ID_PREFIX = "pe"
+MIN_LEGS, MAX_LEGS = 3, 6
+TIER_BY_LEGS = {3: "easy", 4: "medium", 5: "hard", 6: "hard"}
+START = "/home"
+
+
+def population_sha256(pop: Population) -> str:
+    """The population's content hash: an errand's gold answers are only true of these rows."""
+    body = json.dumps(asdict(pop), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _draft_legs(
+    arch: Archetype, chart: ChartView, subject: Any, rng: random.Random
+) -> list[ReadLeg] | None:
+    pool = [leg for leg in arch.pool(chart, subject) if leg is not None]
+    pool = list({leg.name: leg for leg in pool}.values())
+    if len(pool) < MIN_LEGS - 1:
+        return None
+    n = rng.randint(MIN_LEGS, min(MAX_LEGS, len(pool) + 1))
+    return rng.sample(pool, n - 1)
+
+
+def _instruction(arch: Archetype, chart: ChartView, subject: Any, reads: list[ReadLeg]) -> str:
+    p = chart.patient
+    parts = [
+        f"Hi, this is {p.first} {p.last}.",
+        arch.reason(chart, subject),
+        *[leg.ask for leg in reads],
+        arch.action_ask(chart, subject),
+        f"You can sign in to my patient portal as {p.username} with the password {p.password}.",
+    ]
+    return " ".join(parts)
+
+
+def _mutations(
+    traj: Traj, reads: list[ReadLeg], answer: dict[str, Any], write: WriteLeg
+) -> list[Mutation]:
+    done = len(traj.steps) - 1
+    out = [
+        Mutation(
+            f"wrong-{leg.field}",
+            "wrong-value",
+            f"{leg.field} answered {leg.wrong!r} instead of {leg.expected!r}",
+            [{"op": "replace", "at": done, "step": _done({**answer, leg.field: leg.wrong})}],
+        )
+        for leg in reads
+    ]
+    out.append(
+        Mutation(
+            "no-answer",
+            "wrong-value",
+            "the final message says it is done but holds no JSON answer",
+            [{"op": "replace", "at": done, "step": {"type": "done", "message": "All done."}}],
+        )
+    )
+    last_write = max(traj.writes)
+    out.append(Mutation("drop-write", "drop-step", "the write is never made", [_drop(last_write)]))
+    if write.lookalike:
+        out.append(Mutation("look-alike", "look-alike", write.lookalike_why, write.lookalike))
+    return out
+
+
+def _done(answer: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "done", "message": json.dumps(answer, ensure_ascii=False)}
+
+
+def _drop(at: int) -> dict[str, Any]:
+    return {"op": "drop", "at": at}
+
+
+def build_errand(
+    arch: Archetype, chart: ChartView, rng: random.Random, pin: dict[str, Any]
+) -> dict[str, Any] | None:
+    """One errand's native task data (without its id), or None where it does not resolve."""
+    subject = arch.subject(chart, rng)
+    if subject is None:
+        return None
+    reads = _draft_legs(arch, chart, subject, rng)
+    if reads is None:
+        return None
+    traj = Traj()
+    sign_in(traj, chart.patient.username, chart.patient.password)
+    write = arch.act(traj, chart, subject, rng)
+    answer = {leg.field: leg.expected for leg in reads}
+    traj.add(_done(answer))
+    legs = len(reads) + 1
+    return {
+        "format": FORMAT,
+        "instruction": _instruction(arch, chart, subject, reads),
+        "family": FAMILY,
+        "scenario_label": arch.title,
+        "start": {"system": "patient_portal", "path": START},
+        "tier": TIER_BY_LEGS[legs],
+        "answer_fields": [{"name": leg.field, "description": leg.describe} for leg in reads],
+        "checks": [*(leg.check() for leg in reads), write.check],
+        "expected_outcome": f"{legs} legs: {', '.join([*(r.name for r in reads), write.name])}",
+        "rationale": f"errand '{arch.id}' for patient {chart.patient.id}",
+        "template_id": f"errand.{arch.id}",
+        "world": pin,
+        "reference": {"steps": traj.steps, "consequential": sorted(traj.writes)},
+        "mutations": [m.dump() for m in _mutations(traj, reads, answer, write)],
+        "given": [chart.patient.username],
+        "record": chart.patient.id,
+    }
+
+
+def _per_archetype(count: int) -> dict[str, int]:
+    n = len(ARCHETYPES)
+    return {a.id: count // n + (1 if i < count % n else 0) for i, a in enumerate(ARCHETYPES)}
+
+
+def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[Generated]:
+    """`count` errands over the population of the world of `seed`."""
+    if count < 1:
+        raise GenerationError("count must be at least 1")
+    world = generate_world(seed, clock)
+    pop = population(world.seed, world.clock)
+    pin = {
+        "id": world.id,
+        "sha256": world.sha256,
+        "seed": world.seed,
+        "clock": world.clock,
+        "population_sha256": population_sha256(pop),
+    }
+    charts = [ChartView(pop, p, world.clock) for p in pop.patients]
+    used: Counter[str] = Counter()
+    drafts: list[tuple[str, str, dict[str, Any]]] = []
+    for arch in ARCHETYPES:
+        want = _per_archetype(count)[arch.id]
+        order = list(range(len(charts)))
+        random.Random(f"{seed}:errand:{arch.id}").shuffle(order)
+        made = 0
+        for i in sorted(order, key=lambda i: used[charts[i].patient.id]):
+            if made == want:
+                break
+            chart = charts[i]
+            rng = random.Random(f"{seed}:errand:{arch.id}:{chart.patient.id}")
+            data = build_errand(arch, chart, rng, pin)
+            if data is not None:
+                used[chart.patient.id] += 1
+                drafts.append((arch.id, chart.patient.id, data))
+                made += 1
+        if made < want:
+            raise GenerationError(
+                f"errand {arch.id!r}: only {made} patients fit, {want} asked; "
+                "use a smaller --count or another --seed"
+            )
+    drafts.sort(key=lambda d: (d[0], d[1]))
+    random.Random(f"{seed}:errand-ids").shuffle(drafts)
+    out = []
+    for n, (_, _, data) in enumerate(drafts, start=1):
+        task_id = f"{ID_PREFIX}-{seed}-{n:03d}"
+        out.append(Generated(f"{FAMILY}/{task_id}.json", {"id": task_id, **data}))
+    return out
+
+
+def generate_errand_corpus(
+    seed: int, count: int, out: Path, *, name: str | None = None, force: bool = False
+) -> CorpusLock:
+    """`endstate corpus errands`: errands for a seed, written and locked."""
+    tasks = generate_errands(seed, count)
+    clock = tasks[0].data["world"]["clock"]
+    return write_corpus(
+        tasks,
+        out,
+        name=name or f"endstate-errands-s{seed}",
+        source=f"endstate corpus errands --seed {seed} --count {count}",
+        stamp=f"{clock}+00:00",
+        force=force,
+    )
