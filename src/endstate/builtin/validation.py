@@ -84,6 +84,7 @@ class TaskValidation:
     null: Attempt | None = None
     mutations: list[MutationResult] = field(default_factory=list)
     retried: list[str] = field(default_factory=list)
+    not_replayed: list[str] = field(default_factory=list)  # left out on request: not judged
 
     @property
     def solvable(self) -> bool:
@@ -161,10 +162,13 @@ Progress = Callable[[TaskValidation], None]
 class Validator:
     """Runs validation attempts on one environment with one browser, `workers` at a time."""
 
-    def __init__(self, env: Any, browser: Any, workers: int) -> None:
+    def __init__(
+        self, env: Any, browser: Any, workers: int, replay: Callable[[Task], bool] | None = None
+    ) -> None:
         self.env = env
         self.browser = browser
         self.workers = max(1, workers)
+        self.replay = replay  # None: replay every task's replayed mutants
 
     async def attempt(
         self,
@@ -357,6 +361,9 @@ class Validator:
 
             return run
 
+        if self.replay is not None and not self.replay(task):
+            v.not_replayed = [m["id"] for m, _ in replayed]
+            replayed = []
         return [run_reference, run_null, *(mutant(m, s) for m, s in replayed)]
 
 
@@ -403,9 +410,15 @@ def world_seed(task: Task) -> int | None:
 
 
 async def validate_tasks(
-    tasks: Sequence[Task], workers: int = 2, on_done: Progress | None = None
+    tasks: Sequence[Task],
+    workers: int = 2,
+    on_done: Progress | None = None,
+    replay: Callable[[Task], bool] | None = None,
 ) -> list[TaskValidation]:
-    """Validate tasks, starting one embedded suite per world the tasks were made for."""
+    """Validate tasks, starting one embedded suite per world the tasks were made for.
+
+    `replay` says which tasks' mutants that must be replayed are (default: every task's);
+    the reference, the null attempt and the mutants scored without replay always run."""
     from endstate.browser import async_browser
     from endstate.envs.server import EmbeddedSuite
     from endstate.runs.embedded import EmbeddedEnvironment
@@ -441,7 +454,7 @@ async def validate_tasks(
                             on_done(v)
                     else:
                         fitting.append(task)
-                for v in await Validator(env, browser, workers).validate(fitting, on_done):
+                for v in await Validator(env, browser, workers, replay).validate(fitting, on_done):
                     out[v.task_id] = v
             finally:
                 await env.aclose()

@@ -6,6 +6,7 @@ import asyncio
 import fnmatch
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +22,7 @@ from endstate.builtin.generator import generate_corpus
 from endstate.builtin.validation import TaskValidation, validate_tasks
 from endstate.cli.console import err
 from endstate.corpus.loader import load_corpus
+from endstate.corpus.model import Task
 from endstate.errors import EndstateError
 
 corpus_extra_app = typer.Typer(
@@ -94,7 +96,8 @@ def _table(results: list[TaskValidation]) -> Table:
             v.tier,
             _mark(v.solvable),
             _mark(v.discriminating, "fails", "PASSES"),
-            f"{v.caught}/{len(v.mutations)}",
+            f"{v.caught}/{len(v.mutations)}"
+            + (f" +{len(v.not_replayed)}" if v.not_replayed else ""),
             f"{len(v.exercised)}/{v.checks}",
             _mark(v.ok, "ok", "FAIL"),
         )
@@ -114,6 +117,15 @@ def validate_cmd(
     per_template: Annotated[
         int | None,
         typer.Option("--per-template", min=1, help="Only the first N tasks of each template."),
+    ] = None,
+    replay_sample: Annotated[
+        int | None,
+        typer.Option(
+            "--replay-sample",
+            min=0,
+            help="Replay mutants for only the first N tasks of each template (the others "
+            "still run their reference, null attempt and mutants scored without replay).",
+        ),
     ] = None,
 ) -> None:
     """Reference earns every deterministic point, null fails, every mutation fails a check."""
@@ -142,13 +154,15 @@ def validate_cmd(
         state = "ok" if v.ok else "FAIL"
         err.print(f"[{done}/{len(chosen)}] {v.task_id} {state}", highlight=False)
 
-    results = asyncio.run(validate_tasks(chosen, workers=workers, on_done=progress))
+    replay = None if replay_sample is None else _first_of_each_template(chosen, replay_sample)
+    results = asyncio.run(validate_tasks(chosen, workers, progress, replay))
     out.print(_table(results))
     failed = [v for v in results if not v.ok]
     for v in failed:
         for reason in v.reasons():
             out.print(Text.assemble((v.task_id, "red"), f": {reason}"), soft_wrap=True)
     total_m = sum(len(v.mutations) for v in results)
+    skipped = sum(len(v.not_replayed) for v in results)
     caught = sum(v.caught for v in results)
     ungraded = sum(len(v.reference.ungraded) for v in results if v.reference)
     out.print(
@@ -156,7 +170,8 @@ def validate_cmd(
         f"solvable {sum(v.solvable for v in results)}/{len(results)}, "
         f"discriminating {sum(v.discriminating for v in results)}/{len(results)}, "
         f"mutation coverage {caught}/{total_m}"
-        f"{f' ({caught / total_m:.0%})' if total_m else ''}; "
+        f"{f' ({caught / total_m:.0%})' if total_m else ''}"
+        f"{f' ({skipped} not replayed, on request)' if skipped else ''}; "
         f"{ungraded} rubric check(s) ungraded (no judge); "
         f"{len(failed)} task(s) failed",
         highlight=False,
@@ -165,6 +180,17 @@ def validate_cmd(
         json_out.write_text(json.dumps([_dump(v) for v in results], indent=2) + "\n")
     if failed:
         raise typer.Exit(1)
+
+
+def _first_of_each_template(tasks: list[Task], n: int) -> Callable[[Task], bool]:
+    taken: dict[str, int] = {}
+    chosen: set[str] = set()
+    for task in tasks:
+        template = str(task.grading.extra.get("template_id", ""))
+        if taken.get(template, 0) < n:
+            taken[template] = taken.get(template, 0) + 1
+            chosen.add(task.id)
+    return lambda task: task.id in chosen
 
 
 def _dump(v: TaskValidation) -> dict[str, object]:
@@ -180,4 +206,5 @@ def _dump(v: TaskValidation) -> dict[str, object]:
         "checks_that_can_fail": sorted(v.exercised),
         "reasons": v.reasons(),
         "confirmed_after_retry": v.retried,
+        "not_replayed": v.not_replayed,
     }
