@@ -11,6 +11,9 @@ itself costs:
 - navigation to interactive in Chromium (Navigation Timing: start to the end of
   DOMContentLoaded, when the deferred widgets script has wired the dropdowns) against the
   same static copy, which loads the same stylesheet and script.
+
+The patient portal's pages sit behind `/login`: both the bound client and the browser sign in
+as the patient with the most lab results, whose `/labs` prints all 4,105 rows in one table.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -30,6 +34,7 @@ from typing import Any
 
 import httpx
 import uvicorn
+from playwright.sync_api import Page
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -41,12 +46,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import machine, write_section
 from endstate.browser import BrowserHost
 from endstate.envs import EmbeddedSuite
+from endstate.envs.fingerprint import nonce
 from endstate.envs.server import _bind
+from endstate.envs.systems.patient_portal.model import Patient
+from endstate.envs.systems.patient_portal.population import of_world
 from endstate.envs.web import STATIC
 
 ROOT = Path(__file__).resolve().parents[1]
 EPISODE_GOAL_MS = 50.0
 INTERACTIVE_GOAL_MS = 250.0
+PORTAL = "patient_portal"
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -118,17 +127,48 @@ def episode_creation(suite: EmbeddedSuite, n: int) -> dict[str, list[float]]:
     return {"grading": wall, "server": server, "reference": reference}
 
 
+def portal_patient(suite: EmbeddedSuite) -> tuple[Patient, int]:
+    """The portal patient with the most lab results, and how many rows `/labs` shows them."""
+    people = of_world(suite.world)
+    patient_id, rows = Counter(lab.patient_id for lab in people.labs).most_common(1)[0]
+    return people.patient(patient_id), rows
+
+
 def pages_for(suite: EmbeddedSuite) -> dict[str, tuple[str, str]]:
     """The pages measured: name -> (system, path)."""
     world = suite.world
     ref = world.referrals[0]
+    _, lab_rows = portal_patient(suite)
     return {
         "EHR worklist": ("ehr", "/worklist"),
         "EHR denial detail": ("ehr", f"/denials/{world.denials[0].claim_id}"),
         "Payer A login": ("payer_a", "/login"),
         "Payer B login": ("payer_b", "/login"),
         "Fax compose": ("fax", f"/compose?mrn={ref.mrn}"),
+        "Patient portal home": (PORTAL, "/home"),
+        f"Patient portal lab results ({lab_rows:,} rows)": (PORTAL, "/labs"),
     }
+
+
+def sign_in_client(client: httpx.Client, base: str, patient: Patient) -> None:
+    """Sign a bound client in to the portal: the login form's POST needs its `_nonce`."""
+    form = client.get(f"{base}/login").text
+    fields = {"_nonce": nonce(form), "next": "/home"}
+    answer = client.post(
+        f"{base}/login",
+        data=fields | {"username": patient.username, "password": patient.password},
+    )
+    if answer.status_code != 303:
+        raise RuntimeError(f"portal sign-in as {patient.username} failed: {answer.status_code}")
+
+
+def sign_in_browser(page: Page, base: str, patient: Patient) -> None:
+    """Sign a bound browser in to the portal as a person would: fill the form, press the button."""
+    page.goto(f"{base}/login")
+    page.get_by_label("Username", exact=True).fill(patient.username)
+    page.get_by_label("Password", exact=True).fill(patient.password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{base}/home")
 
 
 def bound_clients(suite: EmbeddedSuite) -> tuple[str, dict[str, httpx.Client]]:
@@ -138,6 +178,7 @@ def bound_clients(suite: EmbeddedSuite) -> tuple[str, dict[str, httpx.Client]]:
         client = httpx.Client(timeout=30)
         client.get(url)  # the start URL sets the session cookie on this client
         clients[system] = client
+    sign_in_client(clients[PORTAL], suite.urls[PORTAL], portal_patient(suite)[0])
     return info.id, clients
 
 
@@ -193,6 +234,7 @@ def interactive_times(
             page = context.new_page()
             for url in info.start_urls.values():
                 page.goto(url)  # bind this browser to the episode on every system
+            sign_in_browser(page, suite.urls[PORTAL], portal_patient(suite)[0])
             for name, (system, path) in pages.items():
                 samples: dict[str, list[float]] = {"page": [], "reference": []}
                 targets = {
@@ -267,11 +309,14 @@ def main() -> None:
         "",
     ]
     episode_p50 = statistics.median(created["grading"])
-    worst = max(statistics.median(r["page"]) for r in interactive.values())
+    slowest, worst = max(
+        ((name, statistics.median(r["page"])) for name, r in interactive.items()),
+        key=lambda named: named[1],
+    )
     lines.append(
         f"Goals: episode < {EPISODE_GOAL_MS:.0f} ms — measured {episode_p50:.1f} ms p50 "
         f"({'met' if episode_p50 < EPISODE_GOAL_MS else 'NOT met'}); page interactive ≤ "
-        f"{INTERACTIVE_GOAL_MS:.0f} ms — slowest page {worst:.1f} ms p50 "
+        f"{INTERACTIVE_GOAL_MS:.0f} ms — slowest page {slowest}, {worst:.1f} ms p50 "
         f"({'met' if worst <= INTERACTIVE_GOAL_MS else 'NOT met'})."
     )
     body = "\n".join(lines) + "\n"

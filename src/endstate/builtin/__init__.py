@@ -20,4 +20,24 @@ def builtin_corpus_path() -> Path:
     return Path(__file__).resolve().parent / "corpus"
 
 
-__all__ = ["BUILTIN_COUNT", "BUILTIN_NAME", "BUILTIN_SEED", "builtin_corpus_path"]
+NAMED_CORPORA = ("builtin", "builtin:errands")
+
+
+def named_corpus(path: Path) -> Path:
+    """A corpus argument: `builtin` and `builtin:errands` name the corpora endstate ships;
+    anything else is a directory. (A directory of that name is reached as `./builtin`.)"""
+    if str(path) == "builtin":
+        return builtin_corpus_path()
+    if str(path) == "builtin:errands":
+        return Path(__file__).resolve().parent / "errands" / "corpus"
+    return path
+
+
+__all__ = [
+    "BUILTIN_COUNT",
+    "BUILTIN_NAME",
+    "BUILTIN_SEED",
+    "NAMED_CORPORA",
+    "builtin_corpus_path",
+    "named_corpus",
+]

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from endstate.builtin import BUILTIN_COUNT, BUILTIN_SEED
+from endstate.builtin import BUILTIN_COUNT, BUILTIN_SEED, named_corpus
 from endstate.builtin.errands import ERRANDS_COUNT, ERRANDS_SEED
 from endstate.builtin.errands.generator import generate_errand_corpus
 from endstate.builtin.generator import generate_corpus
@@ -129,7 +129,7 @@ def validate_cmd(
     ] = None,
 ) -> None:
     """Reference earns every deterministic point, null fails, every mutation fails a check."""
-    corpus = load_corpus(path)
+    corpus = load_corpus(named_corpus(path))
     chosen = corpus.tasks
     if tasks:
         globs = [g.strip() for g in tasks.split(",")]

@@ -163,11 +163,9 @@ def _run_options(
             egress=s.agent_egress or (),
         ),
     )
-    chosen = s.corpus
-    if chosen is None:
-        from endstate.builtin import builtin_corpus_path
+    from endstate.builtin import builtin_corpus_path, named_corpus
 
-        chosen = builtin_corpus_path()
+    chosen = builtin_corpus_path() if s.corpus is None else named_corpus(s.corpus)
     return RunOptions(
         corpus=chosen,
         agent=made,

@@ -8,7 +8,11 @@ from typing import Annotated
 import typer
 
 Corpus = Annotated[
-    Path | None, typer.Option("--corpus", help="Corpus directory (default: the built-in corpus).")
+    Path | None,
+    typer.Option(
+        "--corpus",
+        help="Corpus directory, or builtin (the default) or builtin:errands (patient errands).",
+    ),
 ]
 AgentSpec = Annotated[
     str | None,

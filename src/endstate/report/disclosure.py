@@ -45,6 +45,47 @@ def _count(n: float, noun: str) -> str:
     return f"{n:g} {noun}" + ("" if n == 1 else "s")
 
 
+def _leg_tasks(records: list[TaskRecord], kind: str | None = None) -> int:
+    """Tasks with errand leg verdicts in scope (of `kind`, read or write, when given)."""
+    return len(
+        {
+            r.task_id
+            for r in records
+            for c in r.checks
+            if c.leg_kind is not None and kind in (None, c.leg_kind)
+        }
+    )
+
+
+def errand_pass_text(records: list[TaskRecord]) -> str:
+    """What a pass and a score mean for errands; empty when no errand legs are in scope."""
+    n = _leg_tasks(records)
+    if not n:
+        return ""
+    legs = [c for r in records for c in r.checks if c.leg_kind is not None]
+    score = (
+        "each leg is one check worth one point, so an errand's score is legs correct / legs"
+        if all(c.points == 1 for c in legs)
+        else "each leg is one check weighted by its points, so an errand's score is the points "
+        "of its correct legs / the points of its legs"
+    )
+    return (
+        f". Errands ({_count(n, 'task')}): {score}, and it passes only when every leg is "
+        "correct (a set leg counts only at F1 = 1.0)"
+    )
+
+
+def _answer_contract(records: list[TaskRecord]) -> str:
+    """The answer contract in the projection, named for the tasks with read legs."""
+    n = _leg_tasks(records, "read")
+    if not n:
+        return ""
+    return (
+        f"and, for the {_count(n, 'task')} with read legs, the answer contract (answer_fields: "
+        "the keys to answer with and what each holds)"
+    )
+
+
 def judge_text(
     identity: JudgeIdentity | None, records: list[TaskRecord], rubric_in_scope: int = 0
 ) -> str:
@@ -151,7 +192,8 @@ def offline_disclosure(
             "Pass semantics and denominator",
             "pass = score 1.0 with nothing ungraded (negative checks included); score = points "
             "earned / sum of check points; headline denominator = all "
-            f"{summary.tasks} tasks in scope, unmeasurable and blocked counted as not passed",
+            f"{summary.tasks} tasks in scope, unmeasurable and blocked counted as not passed"
+            f"{errand_pass_text(records)}",
         ),
         (
             "grading_access",
@@ -159,13 +201,13 @@ def offline_disclosure(
             f"{OFFLINE} (endstate did not run the system). Firewall: "
             f"{summary.tasks - summary.blocked} projection(s) verified in strict mode, "
             f"{summary.blocked} blocked. Projections include the scenario label, which can "
-            "suggest the outcome",
+            "suggest the outcome" + (f", {c}" if (c := _answer_contract(records)) else ""),
         ),
         (
             "scoring_input",
             "Scoring input",
             f"only the state documents supplied in {states_dir}; no agent messages or claims "
-            "were read",
+            f"were read{_offline_legs(records)}",
         ),
         (
             "unmeasurable",
@@ -320,15 +362,52 @@ def _state_store_text(manifest: Manifest) -> str:
     )
 
 
+def _offline_legs(records: list[TaskRecord]) -> str:
+    """Offline, no final message is supplied: every read leg had no answer to grade."""
+    reads = _leg_tasks(records, "read")
+    writes = _leg_tasks(records, "write")
+    text = (
+        f", so the read legs of {_count(reads, 'task')} (fields of a JSON answer in the "
+        "agent's final message) had no answer to grade and count as not correct"
+        if reads
+        else ""
+    )
+    return text + ("; write legs graded on the database delta only" if writes else "")
+
+
+def _run_scoring_input(manifest: Manifest, records: list[TaskRecord]) -> str:
+    claims = [r for r in records if r.facts is not None]
+    false_success = sum(r.false_success for r in records)
+    claimed = (
+        f"({false_success} of {len(claims)} attempts claimed success without passing)"
+        f"{_state_store_text(manifest)}"
+    )
+    source = f"the end state read back from the {manifest.environment.kind} environment"
+    reads, writes = _leg_tasks(records, "read"), _leg_tasks(records, "write")
+    if not reads and not writes:
+        return (
+            f"only {source} after each attempt; agent messages and claims recorded, never "
+            f"scored {claimed}"
+        )
+    answer = (
+        f" and, for {_count(reads, 'task')} with read legs, the named fields of one JSON object "
+        "in the agent's final message (nothing else in the message, never a claim of success)"
+        if reads
+        else ""
+    )
+    delta = "; write legs graded on the database delta only" if writes else ""
+    return (
+        f"only {source} after each attempt{answer}{delta}; the rest of every agent message, "
+        f"and every claim, recorded, never scored {claimed}"
+    )
+
+
 def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summary) -> Disclosure:
     """Disclosure for a run endstate executed itself, filled from its manifest and records."""
     reasons = Counter(
         _unmeasurable_reason(r.error or "") for r in records if r.status == "unmeasurable"
     )
     unmeasurable = ", ".join(f"{n} {why}" for why, n in reasons.items()) or "none"
-    claims = [r for r in records if r.facts is not None]
-    false_success = sum(r.false_success for r in records)
-    env = manifest.environment
     items = [
         ("corpus", "Corpus and pin", _run_pin(manifest)),
         ("attempts", "Attempts and selection", _run_attempts(manifest, records)),
@@ -339,25 +418,20 @@ def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summa
             f"earned / sum of check points; headline denominator = all {summary.tasks} tasks, "
             "unmeasurable and blocked counted as not passed. Negative checks (points for what "
             "must not happen) are earned by doing nothing, so an idle agent's partial credit is "
-            "highest where tasks hold the most of them, often the hard ones",
+            f"highest where tasks hold the most of them, often the hard ones"
+            f"{errand_pass_text(records)}",
         ),
         (
             "grading_access",
             "Could the system read the grading specification",
             "no: the agent received only the projection (task id, instruction, family, scenario "
-            "label, start URL), built from a whitelist and verified in strict mode per task and "
+            f"label, start URL{(' ' + c) if (c := _answer_contract(records)) else ''}), built "
+            "from a whitelist and verified in strict mode per task and "
             f"per attempt ({manifest.firewall.verified} verified, "
             f"{len(manifest.firewall.blocked)} blocked). "
             "The scenario label can suggest the outcome",
         ),
-        (
-            "scoring_input",
-            "Scoring input",
-            f"only the end state read back from the {env.kind} environment after each attempt; "
-            f"agent messages and claims recorded, never scored ({false_success} of "
-            f"{len(claims)} attempts claimed success without passing)"
-            f"{_state_store_text(manifest)}",
-        ),
+        ("scoring_input", "Scoring input", _run_scoring_input(manifest, records)),
         (
             "unmeasurable",
             "Unmeasurable tasks",

@@ -11,7 +11,8 @@ from endstate import __version__
 from endstate.records import TaskRecord
 from endstate.report.charts import Bar, histogram, interval_bars
 from endstate.report.disclosure import Disclosure
-from endstate.report.summary import Cell, Summary, headline_records
+from endstate.report.summary import Cell, LegCell, Summary, headline_records
+from endstate.report.text import leg_fraction, legs_note
 from endstate.stats import wilson_interval
 
 _env = Environment(
@@ -29,6 +30,16 @@ def _bars(cells: dict[str, Cell]) -> list[Bar]:
         rate = cell.full_credit / cell.tasks if cell.tasks else 0.0
         out.append(Bar(key, rate, low, high, f" ({cell.full_credit}/{cell.tasks})"))
     return out
+
+
+def _leg_bars(cells: dict[str, LegCell]) -> list[Bar]:
+    """Share of legs correct per kind, without an interval: the legs of one task are not
+    independent draws, so a binomial interval over legs would overstate the precision."""
+    return [
+        Bar(f"{kind} legs", cell.share or 0.0, note=f" ({cell.correct}/{cell.legs})")
+        for kind, cell in cells.items()
+        if cell.legs
+    ]
 
 
 def _shown(record: TaskRecord) -> TaskRecord:
@@ -52,12 +63,18 @@ def render_html(
         interval_bars("Full-credit rate by tier (Wilson 95%)", _bars(summary.by_tier)),
         histogram("Task scores, first attempt (partial credit)", [r.score for r in head]),
     ]
+    if summary.by_leg_kind:
+        charts.append(
+            interval_bars("Errand legs correct, read vs write", _leg_bars(summary.by_leg_kind))
+        )
     template = _env.get_template("report.html.j2")
     return template.render(
         title=title,
         summary=summary,
         disclosure=disclosure,
         charts=charts,
+        leg_fraction=leg_fraction,
+        legs_note=legs_note(summary),
         records=[_shown(r) for r in sorted(records, key=lambda r: (r.task_id, r.attempt))],
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
         version=__version__,

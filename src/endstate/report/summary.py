@@ -21,6 +21,25 @@ class Cell(BaseModel):
     mean: float
 
 
+LEG_KINDS = ("read", "write")
+
+
+class LegCell(BaseModel):
+    """Errand legs of one kind (read or write) on first attempts: how many, how many correct."""
+
+    legs: int = Field(
+        description="Leg verdicts of this kind in headline records; those of an unmeasurable "
+        "or blocked record count as not correct."
+    )
+    correct: int = Field(description="Legs graded correct (a set leg only at F1 = 1.0).")
+    share: float | None = Field(description="correct / legs; None when there are no legs.")
+    tasks_without_verdicts: int = Field(
+        default=0,
+        description="Errand tasks whose headline record holds no verdicts at all (unmeasurable "
+        "or blocked before grading): their legs are unknown, so not counted in `legs`.",
+    )
+
+
 class Replicates(BaseModel):
     """Statistics over repeated attempts; never best-of-N."""
 
@@ -92,6 +111,15 @@ class Summary(BaseModel):
     )
     judge: JudgeStats | None = Field(
         default=None, description="Over every attempt's rubric checks; None when none ran."
+    )
+    by_leg_kind: dict[str, LegCell] = Field(
+        default_factory=dict,
+        description="Errand legs of first attempts, keyed read and write; empty when no "
+        "headline record has leg verdicts.",
+    )
+    by_template_leg_kind: dict[str, dict[str, LegCell]] = Field(
+        default_factory=dict,
+        description="Errand templates (archetypes): template -> read/write -> cell.",
     )
 
 
@@ -172,7 +200,49 @@ def summarize(records: Sequence[TaskRecord]) -> Summary:
             sum(_deterministic_pass(r) for r in head) if any(r.flagged for r in head) else None
         ),
         judge=stats if (stats := judge_stats(records)).verdicts else None,
+        by_leg_kind=_leg_cells(errands) if (errands := _errand_records(head)) else {},
+        by_template_leg_kind=_template_leg_cells(errands),
     )
+
+
+def _has_legs(record: TaskRecord) -> bool:
+    return any(c.leg_kind is not None for c in record.checks)
+
+
+def _errand_records(head: Sequence[TaskRecord]) -> list[TaskRecord]:
+    """Headline records with leg verdicts, and those without any verdict in the same families
+    (an errand lost before grading): empty when no headline record has leg verdicts."""
+    families = {r.family for r in head if _has_legs(r)}
+    return [r for r in head if _has_legs(r) or (not r.checks and r.family in families)]
+
+
+def _leg_cells(records: Sequence[TaskRecord]) -> dict[str, LegCell]:
+    legs: Counter[str] = Counter()
+    correct: Counter[str] = Counter()
+    for r in records:
+        graded = r.status not in ("unmeasurable", "blocked")
+        for c in r.checks:
+            if c.leg_kind is not None:
+                legs[c.leg_kind] += 1
+                correct[c.leg_kind] += graded and c.outcome == "pass"
+    without = sum(not r.checks for r in records)
+    return {
+        kind: LegCell(
+            legs=legs[kind],
+            correct=correct[kind],
+            share=correct[kind] / legs[kind] if legs[kind] else None,
+            tasks_without_verdicts=without,
+        )
+        for kind in LEG_KINDS
+    }
+
+
+def _template_leg_cells(records: Sequence[TaskRecord]) -> dict[str, dict[str, LegCell]]:
+    templates: dict[str, list[TaskRecord]] = defaultdict(list)
+    for r in records:
+        if r.template:
+            templates[r.template].append(r)
+    return {k: _leg_cells(v) for k, v in sorted(templates.items())}
 
 
 def _deterministic_pass(record: TaskRecord) -> bool:

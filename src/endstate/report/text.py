@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from endstate.report.disclosure import Disclosure
-from endstate.report.summary import Cell, JudgeStats, Summary
+from endstate.report.summary import Cell, JudgeStats, LegCell, Summary
 
 
 def _pct(x: float) -> str:
@@ -42,6 +42,50 @@ def _grid_table(summary: Summary) -> Table:
             cells.append(f"{cell.full_credit}/{cell.tasks}, {cell.mean:.2f}" if cell else "—")
         table.add_row(family, *cells)
     return table
+
+
+def leg_fraction(cell: LegCell | None) -> str:
+    """A leg cell as `correct/legs (share)`; a dash where there are no legs of that kind."""
+    if cell is None or not cell.legs or cell.share is None:
+        return "—"
+    return f"{cell.correct}/{cell.legs} ({_pct(cell.share)})"
+
+
+def legs_note(summary: Summary) -> str:
+    """Errand tasks left out of the leg counts, said beside them; empty when there are none."""
+    cell = next(iter(summary.by_leg_kind.values()), None)
+    n = cell.tasks_without_verdicts if cell else 0
+    if not n:
+        return ""
+    return (
+        f"{n} errand task(s) have no verdicts on their first attempt (unmeasurable or blocked "
+        "before grading): their legs are unknown and not counted here"
+    )
+
+
+def _leg_tables(summary: Summary) -> list[RenderableType]:
+    kinds = Table(title="By leg kind", title_justify="left", show_edge=False)
+    for column in ("kind", "legs", "correct", "share"):
+        kinds.add_column(column, justify="left" if column == "kind" else "right")
+    for kind, cell in summary.by_leg_kind.items():
+        share = "—" if cell.share is None else _pct(cell.share)
+        kinds.add_row(kind, str(cell.legs), str(cell.correct), share)
+    archetypes = Table(
+        title="Errand legs by archetype (correct / legs)", title_justify="left", show_edge=False
+    )
+    archetypes.add_column("template")
+    archetypes.add_column("read", justify="right")
+    archetypes.add_column("write", justify="right")
+    for template, cells in summary.by_template_leg_kind.items():
+        archetypes.add_row(
+            template, leg_fraction(cells.get("read")), leg_fraction(cells.get("write"))
+        )
+    parts: list[RenderableType] = [kinds, Text("")]
+    if summary.by_template_leg_kind:
+        parts += [archetypes, Text("")]
+    if note := legs_note(summary):
+        parts += [Text(note, style="dim", no_wrap=True, overflow="ignore"), Text("")]
+    return parts
 
 
 def headline(summary: Summary) -> Text:
@@ -128,6 +172,8 @@ def renderable(summary: Summary, disclosure: Disclosure, title: str) -> Group:
     ]
     if summary.by_template:
         parts += [_cell_table("By template", "template", summary.by_template), Text("")]
+    if summary.by_leg_kind:
+        parts += _leg_tables(summary)
     rep = _replicates(summary)
     if rep is not None:
         parts += [rep, Text("")]

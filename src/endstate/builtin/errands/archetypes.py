@@ -43,6 +43,9 @@ class Archetype:
     pool: Pool
     act: Act
     action_ask: Callable[[ChartView, Subject], str]
+    # The patient whose page is hardest for this errand goes first, with this leg drawn:
+    # (how hard a patient's record makes it, the leg that must read that page).
+    hardest: tuple[Callable[[ChartView], int], str] | None = None
 
 
 def _general(c: ChartView) -> list[L.ReadLeg | None]:
@@ -125,6 +128,10 @@ ARCHETYPES: tuple[Archetype, ...] = (
             f"Please ask for my complete medical record to be sent to {p[0]}; "
             f"their fax number is {p[1]}."
         ),
+        (
+            lambda c: len([x for x in c.population.conditions if x.patient_id == c.patient.id]),
+            "active_problems",
+        ),
     ),
     Archetype(
         "appointment-coming-up",
@@ -145,6 +152,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
             t, c, c.pcp, f"My {RESULT_TESTS[code]} result", _message_body(rng, "my result")
         ),
         lambda c, code: "Then send my primary care provider a message asking about it.",
+        (lambda c: len(c.labs), "result_value"),
     ),
     Archetype(
         "appointment-needs-a-note",

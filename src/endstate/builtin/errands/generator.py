@@ -43,14 +43,20 @@ def population_sha256(pop: Population) -> str:
 
 
 def _draft_legs(
-    arch: Archetype, chart: ChartView, subject: Any, rng: random.Random
+    arch: Archetype, chart: ChartView, subject: Any, rng: random.Random, must: str | None
 ) -> list[ReadLeg] | None:
     pool = [leg for leg in arch.pool(chart, subject) if leg is not None]
     pool = list({leg.name: leg for leg in pool}.values())
     if len(pool) < MIN_LEGS - 1:
         return None
     n = rng.randint(MIN_LEGS, min(MAX_LEGS, len(pool) + 1))
-    return rng.sample(pool, n - 1)
+    drawn = rng.sample(pool, n - 1)
+    if must is not None and must not in [leg.name for leg in drawn]:
+        wanted = [leg for leg in pool if leg.name == must]
+        if not wanted:
+            return None
+        drawn[rng.randrange(len(drawn))] = wanted[0]
+    return drawn
 
 
 def _instruction(arch: Archetype, chart: ChartView, subject: Any, reads: list[ReadLeg]) -> str:
@@ -102,13 +108,18 @@ def _drop(at: int) -> dict[str, Any]:
 
 
 def build_errand(
-    arch: Archetype, chart: ChartView, rng: random.Random, pin: dict[str, Any]
+    arch: Archetype,
+    chart: ChartView,
+    rng: random.Random,
+    pin: dict[str, Any],
+    must: str | None = None,
 ) -> dict[str, Any] | None:
-    """One errand's native task data (without its id), or None where it does not resolve."""
+    """One errand's native task data (without its id), or None where it does not resolve;
+    `must` names a leg it has to draw."""
     subject = arch.subject(chart, rng)
     if subject is None:
         return None
-    reads = _draft_legs(arch, chart, subject, rng)
+    reads = _draft_legs(arch, chart, subject, rng, must)
     if reads is None:
         return None
     traj = Traj()
@@ -137,6 +148,14 @@ def build_errand(
     }
 
 
+def _hardest(arch: Archetype, charts: list[ChartView]) -> int | None:
+    """The patient whose record makes this errand's page hardest (ties: the first)."""
+    if arch.hardest is None:
+        return None
+    key = arch.hardest[0]
+    return max(range(len(charts)), key=lambda i: (key(charts[i]), -i))
+
+
 def _per_archetype(count: int) -> dict[str, int]:
     n = len(ARCHETYPES)
     return {a.id: count // n + (1 if i < count % n else 0) for i, a in enumerate(ARCHETYPES)}
@@ -162,13 +181,19 @@ def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[
         want = _per_archetype(count)[arch.id]
         order = list(range(len(charts)))
         random.Random(f"{seed}:errand:{arch.id}").shuffle(order)
+        order.sort(key=lambda i: used[charts[i].patient.id])
+        hardest = _hardest(arch, charts)
+        if hardest is not None:
+            order.remove(hardest)
+            order.insert(0, hardest)
         made = 0
-        for i in sorted(order, key=lambda i: used[charts[i].patient.id]):
+        for i in order:
             if made == want:
                 break
             chart = charts[i]
             rng = random.Random(f"{seed}:errand:{arch.id}:{chart.patient.id}")
-            data = build_errand(arch, chart, rng, pin)
+            must = arch.hardest[1] if arch.hardest is not None and i == hardest else None
+            data = build_errand(arch, chart, rng, pin, must)
             if data is not None:
                 used[chart.patient.id] += 1
                 drafts.append((arch.id, chart.patient.id, data))

@@ -1,0 +1,124 @@
+"""Patient errands: generated from the portal's population, shipped, validated, run."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from endstate.builtin.errands import ERRANDS_COUNT, ERRANDS_SEED, errands_corpus_path
+from endstate.builtin.errands.archetypes import ARCHETYPES
+from endstate.builtin.errands.generator import generate_errands
+from endstate.cli import app
+from endstate.cli.builtin import corpus_extra_app
+from endstate.corpus.loader import load_corpus
+from endstate.corpus.lock import verify
+from endstate.envs.systems.patient_portal.population import population
+from endstate.envs.world import DEFAULT_CLOCK
+
+runner = CliRunner()
+
+
+def _shipped() -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted(errands_corpus_path().glob("*/*.json"))]
+
+
+def test_the_shipped_errands_are_the_generators_output_byte_for_byte() -> None:
+    made = {g.path: g.text() for g in generate_errands(ERRANDS_SEED, ERRANDS_COUNT)}
+    root = errands_corpus_path()
+    on_disk = {str(p.relative_to(root)): p.read_text() for p in sorted(root.glob("*/*.json"))}
+    assert made == on_disk
+    assert verify(root).name == "endstate-errands"  # raises on any drift
+
+
+def test_errands_span_archetypes_patients_and_three_to_six_legs() -> None:
+    errands = _shipped()
+    assert len(errands) >= 60
+    assert len({e["record"] for e in errands}) >= 30
+    assert Counter(e["template_id"] for e in errands) == {
+        f"errand.{a.id}": ERRANDS_COUNT // len(ARCHETYPES) for a in ARCHETYPES
+    }
+    for e in errands:
+        kinds = [c["type"] for c in e["checks"]]
+        assert 3 <= len(kinds) <= 6 and kinds[-1] == "delta" and set(kinds[:-1]) == {"answer"}
+        legs = [c["leg"] for c in e["checks"]]
+        assert len(set(legs)) == len(legs)
+        assert [f["name"] for f in e["answer_fields"]] == [c["field"] for c in e["checks"][:-1]]
+        assert e["instruction"].count(e["given"][0]) == 1  # the patient gives their login
+
+
+def test_every_hard_page_is_exercised_by_some_errand() -> None:
+    errands = _shipped()
+    pages = Counter(c["category"] for e in errands for c in e["checks"])
+    for page in ("/labs", "/problems", "/allergies", "/prescriptions", "/billing", "/messages"):
+        assert pages[f"read:{page}"] > 0, page
+    for page in ("/messages", "/appointments", "/records-request", "/pharmacy"):
+        assert pages[f"write:{page}"] > 0, page
+    golds = [c.get("expected") for e in errands for c in e["checks"] if c["type"] == "answer"]
+    assert [] in golds and "none" in golds  # "there is none" is an answer
+    people = population(ERRANDS_SEED, DEFAULT_CLOCK)
+    rows = Counter(r.patient_id for r in people.labs)
+    problems = Counter(c.patient_id for c in people.conditions)
+    longest_labs = max(rows, key=lambda k: rows[k])
+    assert rows[longest_labs] == 4105
+    reads = {
+        (e["record"], c["category"]) for e in errands for c in e["checks"] if c["type"] == "answer"
+    }
+    assert (longest_labs, "read:/labs") in reads
+    assert (max(problems, key=lambda k: problems[k]), "read:/problems") in reads
+
+
+def test_a_held_out_seed_makes_other_errands_and_the_same_seed_the_same() -> None:
+    a = [g.text() for g in generate_errands(7, 14)]
+    assert a == [g.text() for g in generate_errands(7, 14)]
+    b = {json.loads(t)["instruction"] for t in a}
+    assert not b & {e["instruction"] for e in _shipped()}
+
+
+def test_every_errand_validates(tmp_path: Path) -> None:
+    """Each errand's reference earns every leg, the null attempt fails, every wrong answer
+    and the dropped write are caught; look-alike writes are replayed for one errand of each
+    archetype (the whole set: `endstate corpus validate builtin:errands`)."""
+    report = tmp_path / "v.json"
+    result = runner.invoke(
+        corpus_extra_app,
+        [
+            "validate",
+            "builtin:errands",
+            "--workers",
+            "2",
+            "--replay-sample",
+            "1",
+            "--json",
+            str(report),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    found = json.loads(report.read_text())
+    assert len(found) == ERRANDS_COUNT and all(v["ok"] for v in found)
+    replayed = [v for v in found if not v["not_replayed"]]
+    assert len(replayed) == len(ARCHETYPES)
+    assert all(
+        "look-alike" in v["mutations"]
+        for v in replayed
+        if v["template_id"] != "errand.appointment-coming-up"
+    )
+    assert sum(len(v["mutations"]) for v in found) > 4 * ERRANDS_COUNT
+
+
+def test_the_null_agent_runs_every_errand_and_earns_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    result = runner.invoke(
+        app, ["run", "--corpus", "builtin:errands", "--agent", "null", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    (run_dir,) = out.iterdir()
+    records = [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines()]
+    assert len(records) == ERRANDS_COUNT
+    assert all(r["status"] == "failed" and r["score"] == 0.0 for r in records)
+    reads = [c for r in records for c in r["checks"] if c["leg_kind"] == "read"]
+    assert reads and all("no answer" in c["detail"] for c in reads)
+    assert len(load_corpus(errands_corpus_path()).tasks) == ERRANDS_COUNT
