@@ -99,13 +99,9 @@ def test_every_errand_validates(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     found = json.loads(report.read_text())
     assert len(found) == ERRANDS_COUNT and all(v["ok"] for v in found)
-    replayed = [v for v in found if not v["not_replayed"]]
-    assert len(replayed) == len(ARCHETYPES)
-    assert all(
-        "look-alike" in v["mutations"]
-        for v in replayed
-        if v["template_id"] != "errand.appointment-coming-up"
-    )
+    replayed = [v for v in found if "look-alike" in v["mutations"]]
+    assert 6 <= len(replayed) <= len(ARCHETYPES)  # one per archetype that has a look-alike
+    assert {tuple(v["not_replayed"]) for v in found} <= {(), ("look-alike",)}
     assert sum(len(v["mutations"]) for v in found) > 4 * ERRANDS_COUNT
 
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from endstate import firewall
-from endstate.corpus.native import parse_task
 from endstate.corpus.model import Task
+from endstate.corpus.native import parse_task
 from endstate.scoring.task_score import score_task
 
 GOLD_DATE = "2025-11-30"

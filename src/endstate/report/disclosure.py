@@ -57,7 +57,7 @@ def _leg_tasks(records: list[TaskRecord], kind: str | None = None) -> int:
     )
 
 
-def errand_pass_text(records: list[TaskRecord]) -> str:
+def _errand_pass(records: list[TaskRecord]) -> str:
     """What a pass and a score mean for errands; empty when no errand legs are in scope."""
     n = _leg_tasks(records)
     if not n:
@@ -75,14 +75,15 @@ def errand_pass_text(records: list[TaskRecord]) -> str:
     )
 
 
-def _answer_contract(records: list[TaskRecord]) -> str:
-    """The answer contract in the projection, named for the tasks with read legs."""
+def _answer_contract(records: list[TaskRecord], lead: str) -> str:
+    """The answer contract in the projection, named for the tasks with read legs, after
+    `lead`; empty when no task in scope has read legs."""
     n = _leg_tasks(records, "read")
     if not n:
         return ""
     return (
-        f"and, for the {_count(n, 'task')} with read legs, the answer contract (answer_fields: "
-        "the keys to answer with and what each holds)"
+        f"{lead}and, for the {_count(n, 'task')} with read legs, the answer contract "
+        "(answer_fields: the keys to answer with and what each holds)"
     )
 
 
@@ -193,7 +194,7 @@ def offline_disclosure(
             "pass = score 1.0 with nothing ungraded (negative checks included); score = points "
             "earned / sum of check points; headline denominator = all "
             f"{summary.tasks} tasks in scope, unmeasurable and blocked counted as not passed"
-            f"{errand_pass_text(records)}",
+            f"{_errand_pass(records)}",
         ),
         (
             "grading_access",
@@ -201,7 +202,7 @@ def offline_disclosure(
             f"{OFFLINE} (endstate did not run the system). Firewall: "
             f"{summary.tasks - summary.blocked} projection(s) verified in strict mode, "
             f"{summary.blocked} blocked. Projections include the scenario label, which can "
-            "suggest the outcome" + (f", {c}" if (c := _answer_contract(records)) else ""),
+            f"suggest the outcome{_answer_contract(records, ', ')}",
         ),
         (
             "scoring_input",
@@ -418,16 +419,16 @@ def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summa
             f"earned / sum of check points; headline denominator = all {summary.tasks} tasks, "
             "unmeasurable and blocked counted as not passed. Negative checks (points for what "
             "must not happen) are earned by doing nothing, so an idle agent's partial credit is "
-            f"highest where tasks hold the most of them, often the hard ones"
-            f"{errand_pass_text(records)}",
+            "highest where tasks hold the most of them, often the hard ones"
+            f"{_errand_pass(records)}",
         ),
         (
             "grading_access",
             "Could the system read the grading specification",
             "no: the agent received only the projection (task id, instruction, family, scenario "
-            f"label, start URL{(' ' + c) if (c := _answer_contract(records)) else ''}), built "
-            "from a whitelist and verified in strict mode per task and "
-            f"per attempt ({manifest.firewall.verified} verified, "
+            f"label, start URL{_answer_contract(records, ' ')}), built from a whitelist and "
+            "verified in strict mode per task and per attempt "
+            f"({manifest.firewall.verified} verified, "
             f"{len(manifest.firewall.blocked)} blocked). "
             "The scenario label can suggest the outcome",
         ),
