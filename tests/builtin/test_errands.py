@@ -118,3 +118,13 @@ def test_the_null_agent_runs_every_errand_and_earns_nothing(tmp_path: Path) -> N
     reads = [c for r in records for c in r["checks"] if c["leg_kind"] == "read"]
     assert reads and all("no answer" in c["detail"] for c in reads)
     assert len(load_corpus(errands_corpus_path()).tasks) == ERRANDS_COUNT
+
+
+def test_an_errand_whose_patients_changed_is_refused_before_any_attempt(tmp_path: Path) -> None:
+    data = json.loads(next(errands_corpus_path().glob("*/*.json")).read_text())
+    data["world"]["population_sha256"] = "f" * 64
+    (tmp_path / "patient_errands").mkdir()
+    (tmp_path / "patient_errands" / f"{data['id']}.json").write_text(json.dumps(data))
+    result = runner.invoke(corpus_extra_app, ["validate", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "population drift: task pins the portal's patients ffffffffffff" in result.output

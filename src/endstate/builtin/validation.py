@@ -404,6 +404,28 @@ def _shell(task: Task) -> TaskValidation:
     return v
 
 
+def _drift(pin: dict[str, Any], world: Any) -> str | None:
+    """Why a task's world pin no longer matches the world its seed makes, if it does not."""
+    pinned = pin.get("sha256")
+    if pinned != world.sha256:
+        return (
+            f"world drift: task pins {str(pinned)[:12]}, the generator now "
+            f"makes {world.sha256[:12]} for seed {world.seed}"
+        )
+    people = pin.get("population_sha256")
+    if people is not None:
+        from endstate.builtin.errands.generator import population_sha256
+        from endstate.envs.systems.patient_portal.population import of_world
+
+        now = population_sha256(of_world(world))
+        if people != now:
+            return (
+                f"population drift: task pins the portal's patients {str(people)[:12]}, "
+                f"the generator now makes {now[:12]} for seed {world.seed}"
+            )
+    return None
+
+
 def world_seed(task: Task) -> int | None:
     world = task.grading.extra.get("world")
     return int(world["seed"]) if isinstance(world, dict) and "seed" in world else None
@@ -442,13 +464,10 @@ async def validate_tasks(
             try:
                 fitting: list[Task] = []
                 for task in group:
-                    pinned = task.grading.extra["world"].get("sha256")
-                    if pinned != suite.world.sha256:
+                    drift = _drift(task.grading.extra["world"], suite.world)
+                    if drift:
                         v = _shell(task)
-                        v.problems.append(
-                            f"world drift: task pins {str(pinned)[:12]}, the generator now "
-                            f"makes {suite.world.sha256[:12]} for seed {seed}"
-                        )
+                        v.problems.append(drift)
                         out[task.id] = v
                         if on_done:
                             on_done(v)
