@@ -21,6 +21,11 @@ A file:
 
 `given` lists the values the instruction legitimately states (the record's id, the patient's
 name); `record` is the world record the task was made from.
+
+A patient errand adds the public answer contract, `"answer_fields": [{"name": ...,
+"description": ...}]`, and checks of two more types: `answer` (a read leg: one field of the
+final JSON answer against its gold) and `delta` (a write leg: what the database delta must
+show); see docs/patient-errands.md.
 """
 
 from __future__ import annotations
