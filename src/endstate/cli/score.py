@@ -69,6 +69,14 @@ def score(
     judge_rejudge: JudgeRejudge = 0,
     judge_keep_trying: JudgeKeepTrying = False,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Parallel judge workers.")] = 8,
+    answers: Annotated[
+        Path | None,
+        typer.Option(
+            "--answers",
+            help="Directory of final messages (<task-id>[.<attempt>].txt) for tasks graded on "
+            "a JSON answer (patient errands).",
+        ),
+    ] = None,
 ) -> None:
     """Score a directory of recorded end states into task records and print the report.
 
@@ -85,7 +93,7 @@ def score(
         judge_rejudge,
         judge_keep_trying,
     ).make()
-    result = _score_with_progress(loaded, states, pattern, judge, only_supplied, workers)
+    result = _score_with_progress(loaded, states, pattern, judge, only_supplied, workers, answers)
     summary = summarize(result.records)
     disclosure = offline_disclosure(
         loaded,
@@ -96,6 +104,7 @@ def score(
         judge.identity if judge else None,
         only_supplied,
         result.unknown_files,
+        answers,
     )
     _say_what_was_not_scored(result, corpus)
     if out_file:
@@ -121,6 +130,7 @@ def _score_with_progress(
     judge: Judge | None,
     only_supplied: bool,
     workers: int,
+    answers: Path | None,
 ) -> OfflineScoring:
     with Progress(
         TextColumn("scoring"),
@@ -143,12 +153,13 @@ def _score_with_progress(
             only_supplied=only_supplied,
             workers=workers,
             on_record=tick,
+            answers_dir=answers,
         )
 
 
 def _say_what_was_not_scored(result: OfflineScoring, corpus: Path) -> None:
     """One line per state file that matched no task, and per state that could not be read."""
-    for path in result.unknown_files:
+    for path in [*result.unknown_files, *result.unknown_answers]:
         err.print(
             labelled("warning", "yellow", f"{shown(path)}: matches no task in {corpus}; skipped"),
             highlight=False,

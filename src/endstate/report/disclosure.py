@@ -161,6 +161,7 @@ def offline_disclosure(
     judge: JudgeIdentity | None,
     only_supplied: bool,
     unknown_files: list[Path],
+    answers_dir: Path | None = None,
 ) -> Disclosure:
     reasons = Counter(
         "missing" if r.error and r.error.startswith("no state") else "unreadable"
@@ -207,8 +208,7 @@ def offline_disclosure(
         (
             "scoring_input",
             "Scoring input",
-            f"only the state documents supplied in {states_dir}; no agent messages or claims "
-            f"were read{_offline_legs(records)}",
+            _offline_scoring_input(records, states_dir, answers_dir),
         ),
         (
             "unmeasurable",
@@ -363,16 +363,35 @@ def _state_store_text(manifest: Manifest) -> str:
     )
 
 
+def _offline_scoring_input(
+    records: list[TaskRecord], states_dir: Path, answers_dir: Path | None
+) -> str:
+    reads = _leg_tasks(records, "read")
+    if reads and answers_dir is not None:
+        writes = _leg_tasks(records, "write")
+        return (
+            f"the state documents supplied in {states_dir} and, for {_count(reads, 'task')} "
+            "with read legs, the named fields of one JSON object in the final messages "
+            f"supplied in {answers_dir} (nothing else in them, no claims; a task without one "
+            "had no answer)" + ("; write legs graded on the database delta only" if writes else "")
+        )
+    return (
+        f"only the state documents supplied in {states_dir}; no agent messages or claims "
+        f"were read{_offline_legs(records)}"
+    )
+
+
 def _offline_legs(records: list[TaskRecord]) -> str:
-    """Offline, no final message is supplied: every read leg had no answer to grade."""
+    """Offline without final messages: every read leg had no answer to grade."""
     reads = _leg_tasks(records, "read")
     writes = _leg_tasks(records, "write")
-    text = (
-        f", so the read legs of {_count(reads, 'task')} (fields of a JSON answer in the "
-        "agent's final message) had no answer to grade and count as not correct"
-        if reads
-        else ""
-    )
+    if reads:
+        text = (
+            f", so the read legs of {_count(reads, 'task')} (fields of a JSON answer in the "
+            "agent's final message) had no answer to grade and count as not correct"
+        )
+    else:
+        text = ""
     return text + ("; write legs graded on the database delta only" if writes else "")
 
 

@@ -13,7 +13,7 @@ from endstate.corpus.model import Task
 from endstate.errors import StateError
 from endstate.records import TaskRecord
 from endstate.scoring.judge import Judge
-from endstate.scoring.states import StateFile, discover, read_state
+from endstate.scoring.states import StateFile, discover, read_state, shown
 from endstate.scoring.task_score import blocked, score_task, unmeasurable
 
 MISSING = "no state document supplied"
@@ -26,16 +26,33 @@ class OfflineScoring:
     unknown_files: list[Path] = field(default_factory=list)
     blocked: list[firewall.FirewallVerdict] = field(default_factory=list)
     only_supplied: bool = False
+    unknown_answers: list[Path] = field(default_factory=list)
 
 
-def _score_one(task: Task, item: StateFile, judge: Judge | None) -> TaskRecord:
+MAX_ANSWER_BYTES = 2_000_000  # a final message beyond this is refused by the answer reader
+
+
+def read_answer_file(path: Path) -> str:
+    """A supplied final message: UTF-8 text; anything else names the file and why."""
+    try:
+        raw = path.read_bytes()[: MAX_ANSWER_BYTES + 1]
+    except OSError as exc:
+        raise StateError(f"{shown(path)}: cannot read final message ({exc.strerror})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StateError(f"{shown(path)}: final message is not UTF-8 (byte {exc.start})") from None
+
+
+def _score_one(task: Task, item: StateFile, judge: Judge | None, answer: Path | None) -> TaskRecord:
     source = str(item.path)
     try:
         state = read_state(item.path)
+        message = read_answer_file(answer) if answer is not None else None
     except StateError as exc:
         return unmeasurable(task, item.attempt, str(exc), judge, source)
     try:
-        return score_task(task, state, item.attempt, judge, source)
+        return score_task(task, state, item.attempt, judge, source, message)
     except Exception as exc:  # one poisonous state never stops the scoring of the others
         reason = f"state could not be scored: {type(exc).__name__}: {exc}"
         return unmeasurable(task, item.attempt, reason[:500], judge, source)
@@ -50,10 +67,19 @@ def score_supplied(
     workers: int = 8,
     on_record: Callable[[TaskRecord], None] | None = None,
     project_fn: firewall.ProjectFn = firewall.project,
+    answers_dir: Path | None = None,
 ) -> OfflineScoring:
-    """Score every supplied state; tasks without one are unmeasurable unless excluded."""
+    """Score every supplied state; tasks without one are unmeasurable unless excluded.
+
+    `answers_dir` holds the agents' final messages for tasks with read legs, named as the
+    states are but ending in `.txt`; a task without one has no answer (its read legs fail)."""
     tasks = {t.id: t for t in corpus.tasks}
     files, unknown = discover(states_dir, list(tasks), pattern)
+    answers: dict[tuple[str, str], Path] = {}
+    unknown_answers: list[Path] = []
+    if answers_dir is not None:
+        found, unknown_answers = discover(answers_dir, list(tasks), "*.txt")
+        answers = {(f.task_id, f.attempt): f.path for f in found}
     supplied = {f.task_id for f in files}
     in_scope = [t for t in corpus.tasks if t.id in supplied or not only_supplied]
     verdicts = {t.id: firewall.verify(t, project_fn) for t in in_scope}
@@ -73,7 +99,12 @@ def score_supplied(
         if on_record:
             on_record(record)
     with ThreadPoolExecutor(max_workers=workers if judge else 1) as pool:
-        for record in pool.map(lambda job: _score_one(job[0], job[1], judge), jobs):
+        for record in pool.map(
+            lambda job: _score_one(
+                job[0], job[1], judge, answers.get((job[1].task_id, job[1].attempt))
+            ),
+            jobs,
+        ):
             records.append(record)
             if on_record:
                 on_record(record)
@@ -84,4 +115,5 @@ def score_supplied(
         unknown_files=unknown,
         blocked=[v for v in verdicts.values() if v.status == "blocked"],
         only_supplied=only_supplied,
+        unknown_answers=unknown_answers,
     )
