@@ -29,7 +29,8 @@ corpus_app.registered_commands.extend(corpus_extra_app.registered_commands)
 @corpus_app.command("import")
 def corpus_import(
     src: Annotated[
-        Path, typer.Argument(help="Task tree to vendor (family folders of task files).")
+        Path,
+        typer.Argument(help="Task tree to vendor (family folders of task files, or PHA rows)."),
     ],
     name: Annotated[str, typer.Option("--name", help="Name of the vendored corpus.")],
     into: Annotated[Path, typer.Option("--into", help="Corpora directory.")] = Path("corpora"),
@@ -69,7 +70,9 @@ def corpus_lint(path: Annotated[Path, typer.Argument(help="A corpus directory.")
         raise EndstateError(f"{path}: corpus directory not found")
     tasks, problems = read_tasks(path)
     if not tasks and not problems:
-        raise EndstateError(f"{path}: no task files found (expected FAMILY/TASK.json)")
+        raise EndstateError(
+            f"{path}: no task files found (expected FAMILY/TASK.json, or PHA rows in .jsonl/.csv)"
+        )
     for p in problems:
         style = "red" if p.severity == "error" else "yellow"
         out.print(labelled(p.severity, style, p.line()), highlight=False, soft_wrap=True)

@@ -1,4 +1,8 @@
-"""Read a corpus directory into tasks, discovering the format and the family of each file."""
+"""Read a corpus directory into tasks, discovering the format and the family of each file.
+
+A `.json` file is one task (endstate's native format when it says so, else hab-v2); a
+`.jsonl` or `.csv` file holds Personal Health Arena rows, one task each (`corpus/pha.py`).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from endstate.corpus import hab_v2, native
+from endstate.corpus import hab_v2, native, pha
 from endstate.corpus.lock import CorpusLock, compare, corpus_files, hash_tree, read_lock, tree_hash
 from endstate.corpus.model import Task
 from endstate.corpus.problems import Problem, errors
@@ -41,7 +45,26 @@ class Corpus:
 
 
 def task_files(root: Path) -> list[Path]:
-    return [p for p in corpus_files(root) if p.suffix == ".json"]
+    return [p for p in corpus_files(root) if p.suffix == ".json" or pha.is_row_file(p)]
+
+
+def _read_file(root: Path, path: Path) -> tuple[list[Task], list[Problem]]:
+    """The tasks of one file, by its format; bad content is reported, never raised."""
+    rel = path.relative_to(root).as_posix()
+    family = path.relative_to(root).parts[0] if len(path.relative_to(root).parts) > 1 else ""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return [], [Problem(file=rel, reason=f"cannot read: {exc.strerror or exc}")]
+    if pha.is_row_file(path):
+        return pha.parse_file(rel, family, raw)
+    try:
+        data = decode(raw, strict=True)
+    except JsonRefused as exc:
+        return [], [Problem(file=rel, path=exc.path, reason=exc.reason)]
+    parse = native.parse_task if native.is_native(data) else hab_v2.parse_task
+    task, found = parse(rel, family, data)
+    return ([task] if task is not None else []), found
 
 
 def read_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
@@ -49,26 +72,15 @@ def read_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
     tasks: list[Task] = []
     problems: list[Problem] = []
     for path in task_files(root):
-        rel = path.relative_to(root).as_posix()
-        family = path.relative_to(root).parts[0] if len(path.relative_to(root).parts) > 1 else ""
-        try:
-            data = decode(path.read_bytes(), strict=True)
-        except JsonRefused as exc:
-            problems.append(Problem(file=rel, path=exc.path, reason=exc.reason))
-            continue
-        except OSError as exc:
-            problems.append(Problem(file=rel, reason=f"cannot read: {exc.strerror or exc}"))
-            continue
-        parse = native.parse_task if native.is_native(data) else hab_v2.parse_task
-        task, found = parse(rel, family, data)
+        found_tasks, found = _read_file(root, path)
+        tasks += found_tasks
         problems += found
-        if task is not None:
-            tasks.append(task)
     seen: Counter[str] = Counter(t.id for t in tasks)
     for task in tasks:
         if seen[task.id] > 1:
+            where = pha.id_path(task) if task.format == pha.FORMAT else "$.id"
             problems.append(
-                Problem(file=task.source, path="$.id", reason=f"duplicate task id {task.id!r}")
+                Problem(file=task.source, path=where, reason=f"duplicate task id {task.id!r}")
             )
     return sorted(tasks, key=lambda t: t.id), problems
 
@@ -95,7 +107,7 @@ def load_corpus(root: Path | str) -> Corpus:
         )
         raise CorpusError(f"{root}/{bad[0].line()}{more}")
     if not tasks:
-        raise CorpusError(f"{root}: no task files (*.json) found")
+        raise CorpusError(f"{root}: no task files (*.json, or rows in *.jsonl, *.csv) found")
     return Corpus(
         root=root,
         tasks=tasks,
