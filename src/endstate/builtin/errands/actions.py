@@ -53,28 +53,35 @@ def _leg(name: str, page: str, expect: list[dict[str, Any]], what: str) -> dict[
     }
 
 
+def _one_message(
+    traj: Traj, c: ChartView, to: Provider, leg: str, match: dict[str, Any], what: str
+) -> WriteLeg:
+    """Exactly one message sent, matching `match`; its look-alike goes to a similar name."""
+    check = _leg(
+        leg,
+        "/messages",
+        [
+            {"table": "pp_sent_messages", "op": "added", "match": match},
+            {"table": "pp_sent_messages", "op": "added", "count": 1},
+        ],
+        f"{what}, sent to {provider_label(to)}",
+    )
+    other = c.lookalike(to)
+    return WriteLeg(
+        leg,
+        check,
+        _replace_option(traj, "recipient", provider_label(other)),
+        f"the message goes to {provider_label(other)}, a look-alike name",
+    )
+
+
 def send_message(traj: Traj, c: ChartView, to: Provider, subject: str, body: str) -> WriteLeg:
     traj.goto(f"${{{ORIGIN}}}/messages/new")
     _select(traj, pp.RECIPIENT, provider_label(to), "recipient")
     traj.fill(pp.SUBJECT, subject)
     traj.fill(pp.MESSAGE, body)
     traj.click(pp.SEND, writes="send the message")
-    check = _leg(
-        "message_sent",
-        "/messages",
-        [
-            {"table": "pp_sent_messages", "op": "added", "match": {"provider_id": to.id}},
-            {"table": "pp_sent_messages", "op": "added", "count": 1},
-        ],
-        f"one message sent, to {provider_label(to)}",
-    )
-    other = c.lookalike(to)
-    return WriteLeg(
-        "message_sent",
-        check,
-        _replace_option(traj, "recipient", provider_label(other)),
-        f"the message goes to {provider_label(other)}, a look-alike name",
-    )
+    return _one_message(traj, c, to, "message_sent", {"provider_id": to.id}, "one message")
 
 
 def reply(traj: Traj, c: ChartView, m: Message, body: str) -> WriteLeg:
@@ -84,26 +91,8 @@ def reply(traj: Traj, c: ChartView, m: Message, body: str) -> WriteLeg:
     _select(traj, pp.RECIPIENT, provider_label(to), "recipient")
     traj.fill(pp.MESSAGE, body)
     traj.click(pp.SEND, writes="send the reply")
-    check = _leg(
-        "reply_sent",
-        "/messages",
-        [
-            {
-                "table": "pp_sent_messages",
-                "op": "added",
-                "match": {"in_reply_to": m.id, "provider_id": to.id},
-            },
-            {"table": "pp_sent_messages", "op": "added", "count": 1},
-        ],
-        f"one reply to {m.id}, sent to {provider_label(to)}",
-    )
-    other = c.lookalike(to)
-    return WriteLeg(
-        "reply_sent",
-        check,
-        _replace_option(traj, "recipient", provider_label(other)),
-        f"the reply goes to {provider_label(other)}, a look-alike name",
-    )
+    match = {"in_reply_to": m.id, "provider_id": to.id}
+    return _one_message(traj, c, to, "reply_sent", match, f"one reply to {m.id}")
 
 
 def cancel(traj: Traj, c: ChartView, a: Appointment) -> WriteLeg:
