@@ -64,7 +64,8 @@ class Projection(BaseModel):
     answer_fields: tuple[AnswerField, ...] | None = Field(
         default=None,
         description="The answer contract, for tasks graded on a final JSON answer: the keys "
-        "to give, each with what it holds. None for tasks graded on the end state alone.",
+        "to give, each with what it holds. Absent for tasks graded on the end state alone.",
+        exclude_if=lambda value: value is None,
     )
 
     def canonical_bytes(self) -> bytes:
