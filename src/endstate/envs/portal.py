@@ -59,6 +59,33 @@ def record_sign_in(ctx: Ctx, username: str, ok: bool, detail: dict[str, Any] | N
     return ok
 
 
+def next_path(ctx: Ctx, default: str) -> str:
+    """Where a sign-in goes next: the form's or the query's `next`, if it stays on this site."""
+    raw = ctx.form.get("next") if ctx.form is not None else ctx.request.query_params.get("next")
+    return safe_next(raw, default)
+
+
+def signed_in_or_refused(
+    ctx: Ctx,
+    login_page: str,
+    username: str,
+    ok: bool,
+    home: str,
+    detail: dict[str, Any] | None = None,
+) -> Response:
+    """Record the attempt; on to `next` if it succeeded, else the login page again (401)."""
+    if record_sign_in(ctx, username, ok, detail):
+        return redirect(next_path(ctx, home))
+    return ctx.render(
+        login_page,
+        status=401,
+        view=False,
+        username=username,
+        next=next_path(ctx, home),
+        error="The username or password is incorrect.",
+    )
+
+
 def safe_next(raw: object, default: str) -> str:
     wanted = raw if isinstance(raw, str) else ""
     local = wanted.startswith("/") and not wanted.startswith("//") and "\\" not in wanted

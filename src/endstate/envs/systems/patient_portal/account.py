@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from endstate.envs.portal import record_sign_in, sign_out
+from endstate.envs.portal import next_path, sign_out, signed_in_or_refused
 from endstate.envs.systems.patient_portal.common import SYSTEM, patient, provider_name, when
 from endstate.envs.web import Ctx, endpoint, redirect
 
 
 def _next(ctx: Ctx) -> str:
-    raw = ctx.form.get("next") if ctx.form is not None else ctx.request.query_params.get("next")
-    wanted = raw if isinstance(raw, str) else ""
-    return wanted if wanted.startswith("/") and not wanted.startswith("//") else "/home"
+    return next_path(ctx, "/home")
 
 
 @endpoint(SYSTEM)
@@ -36,16 +34,7 @@ async def login(ctx: Ctx) -> Response:
     )
     ok = bool(username) and found is not None
     detail = {"patient_id": found["id"]} if found else {}
-    if not record_sign_in(ctx, username, ok, detail):
-        return ctx.render(
-            "patient_portal/login.html",
-            status=401,
-            view=False,
-            username=username,
-            next=_next(ctx),
-            error="The username or password is incorrect.",
-        )
-    return redirect(_next(ctx))
+    return signed_in_or_refused(ctx, "patient_portal/login.html", username, ok, "/home", detail)
 
 
 @endpoint(SYSTEM, login=True)

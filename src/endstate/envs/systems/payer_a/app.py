@@ -55,25 +55,14 @@ async def login_page(ctx: Ctx) -> Response:
 
 
 def _next(ctx: Ctx) -> str:
-    raw = ctx.form.get("next") if ctx.form is not None else ctx.request.query_params.get("next")
-    wanted = raw if isinstance(raw, str) else ""
-    return wanted if wanted.startswith("/") and not wanted.startswith("//") else "/dashboard"
+    return portal.next_path(ctx, "/dashboard")
 
 
 @endpoint(SYSTEM)
 async def login(ctx: Ctx) -> Response:
     username, password = ctx.field("username"), ctx.field("password", strip=False)
     ok = bool(username) and (username, password) in _credentials(ctx)
-    if not portal.record_sign_in(ctx, username, ok):
-        return ctx.render(
-            "payer_a/login.html",
-            status=401,
-            view=False,
-            username=username,
-            next=_next(ctx),
-            error="The username or password is incorrect.",
-        )
-    return redirect(_next(ctx))
+    return portal.signed_in_or_refused(ctx, "payer_a/login.html", username, ok, "/dashboard")
 
 
 @endpoint(SYSTEM, login=True)
