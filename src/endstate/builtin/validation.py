@@ -414,10 +414,9 @@ def _drift(pin: dict[str, Any], world: Any) -> str | None:
         )
     people = pin.get("population_sha256")
     if people is not None:
-        from endstate.builtin.errands.generator import population_sha256
-        from endstate.envs.systems.patient_portal.population import of_world
+        from endstate.builtin.errands.generator import population_sha256_for
 
-        now = population_sha256(of_world(world))
+        now = population_sha256_for(world.seed, world.clock)
         if people != now:
             return (
                 f"population drift: task pins the portal's patients {str(people)[:12]}, "

@@ -102,7 +102,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
     Archetype(
         "checking-messages",
         "Checking messages",
-        lambda c, rng: rng.choice(_unique(c)) if _unique(c) else None,
+        lambda c, rng: rng.choice(found) if (found := _unique(c)) else None,
         lambda c, m: f'The practice sent me a message, "{m.subject}", and I need to answer it.',
         lambda c, m: [*L.message_legs(m, c), L.next_appointment_date(c), *_general(c)],
         lambda t, c, m, rng: actions.reply(t, c, m, _message_body(rng, "your message")),

@@ -14,6 +14,7 @@ import json
 import random
 from collections import Counter
 from dataclasses import asdict
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,12 @@ ID_PREFIX = "pe"
 MIN_LEGS, MAX_LEGS = 3, 6
 TIER_BY_LEGS = {3: "easy", 4: "medium", 5: "hard", 6: "hard"}
 START = "/home"
+
+
+@lru_cache(maxsize=4)
+def population_sha256_for(seed: int, clock: str) -> str:
+    """The hash of the population of (seed, clock), computed once: validation asks per errand."""
+    return population_sha256(population(seed, clock))
 
 
 def population_sha256(pop: Population) -> str:
@@ -177,8 +184,9 @@ def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[
     charts = [ChartView(pop, p, world.clock) for p in pop.patients]
     used: Counter[str] = Counter()
     drafts: list[tuple[str, str, dict[str, Any]]] = []
+    wanted = _per_archetype(count)
     for arch in ARCHETYPES:
-        want = _per_archetype(count)[arch.id]
+        want = wanted[arch.id]
         order = list(range(len(charts)))
         random.Random(f"{seed}:errand:{arch.id}").shuffle(order)
         order.sort(key=lambda i: used[charts[i].patient.id])
