@@ -8,9 +8,10 @@ itself costs:
   `shutil.copyfile` of the same template database;
 - server render (an HTTP GET of a rendered page) against the same bytes served as a static
   response by the same uvicorn/Starlette setup on the same event loop;
-- navigation to interactive in Chromium (Navigation Timing: start to the end of
-  DOMContentLoaded, when the deferred widgets script has wired the dropdowns) against the
-  same static copy, which loads the same stylesheet and script.
+- navigation to interactive in Chromium (navigation start to the first frame after
+  DOMContentLoaded laid out and painted: the deferred widgets script has wired the dropdowns
+  and every element has its box) against the same static copy, which loads the same
+  stylesheet and script, and, for the lab page, against the floor: its rows in a bare table.
 
 The patient portal's pages sit behind `/login`: both the bound client and the browser sign in
 as the patient with the most lab results, whose `/labs` prints all 4,105 rows in one table.
@@ -214,10 +215,33 @@ def render_times(
     return out, {keys[name]: body for name, body in bodies.items()}
 
 
-_INTERACTIVE = (
-    "(() => { const n = performance.getEntriesByType('navigation')[0];"
-    " return n.domContentLoadedEventEnd - n.startTime; })()"
+# Interactive = the first frame after DOMContentLoaded has been laid out and painted: the
+# deferred widgets script has wired the dropdowns and every element has a box. A message
+# posted from requestAnimationFrame is delivered once that frame's layout and paint are done.
+# (DOMContentLoaded alone is not enough: Chromium may lay a large table out after it.)
+_MARK_INTERACTIVE = (
+    "document.addEventListener('DOMContentLoaded', () => requestAnimationFrame(() => {"
+    " const c = new MessageChannel();"
+    " c.port1.onmessage = () => { window.__interactive = performance.now(); };"
+    " c.port2.postMessage(0); }));"
 )
+_INTERACTIVE = "window.__interactive"
+
+
+def time_to_interactive(page: Page, url: str) -> float:
+    page.goto(url, wait_until="load")
+    return float(page.wait_for_function(_INTERACTIVE).json_value())
+
+
+FLOOR = "floor"
+
+
+def bare_table(page: bytes) -> bytes:
+    """The floor under any lab page: its rows alone in a bare table, with no stylesheet,
+    script or page chrome. Chromium must lay out every cell of a page that keeps every row
+    readable (innerText, the accessibility tree), so no markup can load faster than this."""
+    rows = page.split(b"<tbody>", 1)[1].split(b"</tbody>", 1)[0]
+    return b"<!doctype html><title>rows</title><table><tbody>" + rows + b"</tbody></table>"
 
 
 def interactive_times(
@@ -225,13 +249,15 @@ def interactive_times(
 ) -> dict[str, dict[str, list[float]]]:
     pages = pages_for(suite)
     keys = {name: f"p{i}" for i, name in enumerate(pages)}
-    static = StaticServer(bodies)
+    labs = keys[next(name for name in pages if "lab results" in name)]
+    static = StaticServer(bodies | {FLOOR: bare_table(bodies[labs])})
     info = suite.open_episode()
     out: dict[str, dict[str, list[float]]] = {}
     try:
         with BrowserHost() as host:
             context = host.new_context()
             page = context.new_page()
+            page.add_init_script(_MARK_INTERACTIVE)
             for url in info.start_urls.values():
                 page.goto(url)  # bind this browser to the episode on every system
             sign_in_browser(page, suite.urls[PORTAL], portal_patient(suite)[0])
@@ -243,10 +269,11 @@ def interactive_times(
                 }
                 for which, url in targets.items():
                     page.goto(url)  # warm the cache for css/js, as a working session would
-                    for _ in range(n):
-                        page.goto(url, wait_until="load")
-                        samples[which].append(float(page.evaluate(_INTERACTIVE)))
+                    samples[which] = [time_to_interactive(page, url) for _ in range(n)]
                 out[name] = samples
+            page.goto(f"{static.url}/ref/{FLOOR}")
+            floor = [time_to_interactive(page, f"{static.url}/ref/{FLOOR}") for _ in range(n)]
+            out[FLOOR] = {"page": floor, "reference": floor}
             context.close()
     finally:
         static.stop()
@@ -300,14 +327,16 @@ def main() -> None:
         *(row(name, r["page"], r["reference"]) for name, r in renders.items()),
         "",
         f"### Navigation to interactive in Chromium ({args.navigations} loads per page, warm "
-        "cache; Navigation Timing start → DOMContentLoaded end; reference: the same HTML as a "
-        "static page with the same stylesheet and script)",
+        "cache; navigation start → the first frame after DOMContentLoaded, laid out and "
+        "painted; reference: the same HTML as a static page with the same stylesheet and "
+        "script)",
         "",
         head,
         rule,
-        *(row(name, r["page"], r["reference"]) for name, r in interactive.items()),
+        *(row(name, r["page"], r["reference"]) for name, r in interactive.items() if name != FLOOR),
         "",
     ]
+    floor = interactive.pop(FLOOR)["page"]
     episode_p50 = statistics.median(created["grading"])
     slowest, worst = max(
         ((name, statistics.median(r["page"])) for name, r in interactive.items()),
@@ -317,7 +346,10 @@ def main() -> None:
         f"Goals: episode < {EPISODE_GOAL_MS:.0f} ms — measured {episode_p50:.1f} ms p50 "
         f"({'met' if episode_p50 < EPISODE_GOAL_MS else 'NOT met'}); page interactive ≤ "
         f"{INTERACTIVE_GOAL_MS:.0f} ms — slowest page {slowest}, {worst:.1f} ms p50 "
-        f"({'met' if worst <= INTERACTIVE_GOAL_MS else 'NOT met'})."
+        f"({'met' if worst <= INTERACTIVE_GOAL_MS else 'NOT met'}). Floor: the same rows in a "
+        f"bare table (no stylesheet, script or page chrome) take {statistics.median(floor):.1f} ms "
+        "p50 to interactive here, so no page that keeps every row on one page and readable can "
+        "be faster on this machine."
     )
     body = "\n".join(lines) + "\n"
     print(body)
