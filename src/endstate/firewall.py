@@ -241,7 +241,15 @@ def verify(
         )
     rng = random.Random(f"{seed}:{task.id}")
     for variant in range(trials):
-        twin = task.model_copy(update={"grading": scrambled_grading(task.grading, rng, variant)})
+        twin = task.model_copy(
+            update={
+                "grading": scrambled_grading(task.grading, rng, variant),
+                # The episode setup is harness side too: a projection may not read it either.
+                "episode_setup": None
+                if variant % SCRAMBLES == 2
+                else _random_dict(rng, task.episode_setup if variant % SCRAMBLES == 1 else None),
+            }
+        )
         try:
             _, scrambled = _as_bytes(project_fn(twin, binding))
         except Exception as exc:

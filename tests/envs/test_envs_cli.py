@@ -33,7 +33,14 @@ def test_fingerprint_prints_json(tmp_path: Path) -> None:
     result = CliRunner().invoke(env_app, ["fingerprint"], env=env)
     assert result.exit_code == 0, result.output
     body = json.loads(result.output)
-    assert set(body["systems"]) == {"ehr", "payer_a", "payer_b", "fax", "patient_portal"}
+    assert set(body["systems"]) == {
+        "ehr",
+        "payer_a",
+        "payer_b",
+        "fax",
+        "patient_portal",
+        "scheduling",
+    }
     assert len(body["sha256"]) == 64
 
 

@@ -251,7 +251,7 @@ def test_fingerprint_is_stable_and_structural(suite: EmbeddedSuite, template_cac
 def test_every_probed_page_renders(suite: EmbeddedSuite) -> None:
     """The fingerprint's probe visits each main page of every system: none may fail."""
     found = suite.fingerprint()["systems"]
-    assert set(found) == {"ehr", "payer_a", "payer_b", "fax", "patient_portal"}
+    assert set(found) == {"ehr", "payer_a", "payer_b", "fax", "patient_portal", "scheduling"}
     statuses = {
         (system, path): page["status"]
         for system, body in found.items()

@@ -33,6 +33,7 @@ from endstate.agents.perform import ActOptions
 from endstate.builtin.trajectory import PlayResult, StepError, apply_edits, play
 from endstate.corpus.model import Task
 from endstate.records import TaskRecord
+from endstate.runs.environment import open_task_episode
 from endstate.scoring.task_score import score_task
 
 REFERENCE_TIMEOUT_MS = 5000.0
@@ -183,7 +184,7 @@ class Validator:
         with `ended`, its end state is kept there under "state"."""
         began = time.monotonic()
         try:
-            episode = await self.env.open_episode(task.public, f"validate:{task.id}")
+            episode = await open_task_episode(self.env, task, f"validate:{task.id}")
         except Exception as exc:
             return Attempt(label, None, error=f"episode could not open: {exc}"), None
         context = None

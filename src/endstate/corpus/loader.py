@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from endstate.corpus import hab_v2, native, pha
+from endstate.corpus import hab_v2, native, pha, scheduling_cases
 from endstate.corpus.lock import CorpusLock, compare, corpus_files, hash_tree, read_lock, tree_hash
 from endstate.corpus.model import Task
 from endstate.corpus.problems import Problem, errors
@@ -62,7 +62,10 @@ def _read_file(root: Path, path: Path) -> tuple[list[Task], list[Problem]]:
         data = decode(raw, strict=True)
     except JsonRefused as exc:
         return [], [Problem(file=rel, path=exc.path, reason=exc.reason)]
-    parse = native.parse_task if native.is_native(data) else hab_v2.parse_task
+    if scheduling_cases.is_case(data):
+        parse = scheduling_cases.parse_case
+    else:
+        parse = native.parse_task if native.is_native(data) else hab_v2.parse_task
     task, found = parse(rel, family, data)
     return ([task] if task is not None else []), found
 

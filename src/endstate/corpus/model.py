@@ -115,6 +115,12 @@ class Task(BaseModel):
     grading: GradingSpec
     source: str = Field(description="Path of the task file relative to the corpus root.")
     format: str = "hab-v2"
+    episode_setup: dict[str, Any] | None = Field(
+        default=None,
+        description="Per system, the initial snapshot a fresh episode gets before the attempt "
+        "(a scheduling case's appointments, connector and user). Harness side: the agent sees "
+        "only its effects, never the setup.",
+    )
 
     @property
     def id(self) -> str:

@@ -26,7 +26,7 @@ from starlette.routing import Route
 from endstate.envs.database import EpisodeClosed
 from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.grading_client import IDEMPOTENCY_HEADER
-from endstate.envs.registry import system_names
+from endstate.envs.registry import EpisodeSetupError, system_names
 from endstate.envs.runtime import Episode, IdempotencyConflict, Runtime
 from endstate.envs.statedoc import build_state
 from endstate.envs.world_db import TemplateTampered
@@ -50,8 +50,10 @@ def _missing(runtime: Runtime, episode_id: str) -> JSONResponse:
     return _error("no such episode", 404)
 
 
-def _create_body(body: Any) -> tuple[int | None, str | None] | JSONResponse:
-    """The seed and episode id a create asks for, or the 400 saying what is wrong."""
+def _create_body(
+    body: Any,
+) -> tuple[int | None, str | None, dict[str, Any] | None] | JSONResponse:
+    """The seed, episode id and setup a create asks for, or the 400 saying what is wrong."""
     if not isinstance(body, dict):
         return _error("body must be a JSON object", 400)
     seed, episode_id = body.get("seed"), body.get("episode_id")
@@ -59,7 +61,10 @@ def _create_body(body: Any) -> tuple[int | None, str | None] | JSONResponse:
         return _error("seed must be a non-negative integer", 400)
     if episode_id is not None and not isinstance(episode_id, str):
         return _error("episode_id must be a string", 400)
-    return seed, episode_id
+    setup = body.get("setup")
+    if setup is not None and not isinstance(setup, dict):
+        return _error("setup must be a JSON object (system name -> its setup)", 400)
+    return seed, episode_id, setup
 
 
 class GradingChannel:
@@ -115,20 +120,22 @@ class GradingChannel:
         asked = _create_body(body)
         if isinstance(asked, JSONResponse):
             return asked
-        seed, episode_id = asked
+        seed, episode_id, setup = asked
         key = request.headers.get(IDEMPOTENCY_HEADER)
         started = time.perf_counter()
         try:
             if key is None:
-                episode, replayed = self.runtime.open_episode(seed, episode_id), False
+                episode, replayed = self.runtime.open_episode(seed, episode_id, setup), False
             else:
-                episode, replayed = self.runtime.open_once(key, seed, episode_id)
+                episode, replayed = self.runtime.open_once(key, seed, episode_id, setup)
         except TemplateTampered as exc:  # the environment is broken, not the request
             return _error(str(exc), 500)
         except DescriptorsExhausted as exc:
             return _exhausted(exc)
         except IdempotencyConflict as exc:
             return _error(str(exc), 422)
+        except EpisodeSetupError as exc:
+            return _error(str(exc), 400)
         except ValueError as exc:
             return _error(str(exc), 409)
         elapsed_ms = (time.perf_counter() - started) * 1000

@@ -53,6 +53,13 @@ class System:
     sign_in_before: str | None = None
     # Pages reachable only by walking a flow (a wizard): fingerprinted after the probes.
     walk: Callable[[httpx.AsyncClient, World], Awaitable[dict[str, Any]]] | None = None
+    # Applies this system's part of an episode setup (a case's initial snapshot) to a fresh
+    # episode, inside one transaction; raises EpisodeSetupError naming what is wrong.
+    prepare: Callable[[sqlite3.Connection, dict[str, Any]], None] | None = None
+
+
+class EpisodeSetupError(EndstateError):
+    """An episode setup the systems cannot apply (an unknown system, a bad field)."""
 
 
 def _check(system: System) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import json
 import re
 import secrets
 from collections import OrderedDict
@@ -21,6 +22,7 @@ from typing import Any
 
 from endstate.envs.database import ConnectionCache, EpisodeDB
 from endstate.envs.descriptors import DescriptorsExhausted
+from endstate.envs.episode_setup import prepare_episode
 from endstate.envs.registry import system_names
 from endstate.envs.world import World
 from endstate.envs.world_db import TemplateDatabase
@@ -130,7 +132,7 @@ class Runtime:
         self.closed: OrderedDict[str, None] = OrderedDict()
         # Idempotency key -> (episode id, the request it was made for): a create retried
         # after a lost response gets the episode it already made, not a second one.
-        self._created: dict[str, tuple[str, tuple[int | None, str | None]]] = {}
+        self._created: dict[str, tuple[str, tuple[int | None, str | None, str]]] = {}
         self._key_of: dict[str, str] = {}  # episode id -> its idempotency key
         self._spent: OrderedDict[str, str] = OrderedDict()  # keys of closed episodes -> id
         self.sessions: dict[str, Session] = {}
@@ -147,8 +149,14 @@ class Runtime:
         """Whether the template file still holds the pinned bytes."""
         return self.pinned.intact()
 
-    def open_episode(self, seed: int | None = None, episode_id: str | None = None) -> Episode:
-        """A fresh episode copied from the pinned template (TemplateTampered if it changed)."""
+    def open_episode(
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        setup: dict[str, Any] | None = None,
+    ) -> Episode:
+        """A fresh episode copied from the pinned template (TemplateTampered if it changed),
+        with `setup` applied: per system, the case's initial snapshot (EpisodeSetupError)."""
         if seed is None:
             seed = secrets.randbits(63)
         if episode_id is None:
@@ -165,6 +173,13 @@ class Runtime:
                 raise
             self.connections.trim(0)  # idle connections give their descriptors back first
             db = EpisodeDB.create(self.pinned, path, self.world.clock, self.connections)
+        if setup:
+            try:
+                prepare_episode(db, setup)
+            except BaseException:
+                db.close()
+                path.unlink(missing_ok=True)
+                raise
         secret = hashlib.sha256(f"{self.world.sha256}:{seed}".encode()).digest()
         tokens = {system: secrets.token_urlsafe(24) for system in system_names()}
         episode = Episode(episode_id, seed, db, secret, tokens)
@@ -188,7 +203,11 @@ class Runtime:
         db.fault = fail
 
     def open_once(
-        self, key: str, seed: int | None = None, episode_id: str | None = None
+        self,
+        key: str,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        setup: dict[str, Any] | None = None,
     ) -> tuple[Episode, bool]:
         """`open_episode` made idempotent by a client-chosen key: (episode, whether replayed).
 
@@ -197,7 +216,7 @@ class Runtime:
         """
         if not key or len(key) > 200:
             raise IdempotencyConflict("idempotency key must be 1 to 200 characters")
-        asked = (seed, episode_id)
+        asked = (seed, episode_id, json.dumps(setup, sort_keys=True))
         if key in self._spent:
             raise IdempotencyConflict(
                 f"idempotency key {key!r} made episode {self._spent[key]}, which is closed"
@@ -210,7 +229,7 @@ class Runtime:
                     f"idempotency key {key!r} was used for another request (episode {made_id})"
                 )
             return self.episodes[made_id], True
-        episode = self.open_episode(seed, episode_id)
+        episode = self.open_episode(seed, episode_id, setup)
         self._created[key] = (episode.id, asked)
         self._key_of[episode.id] = key
         return episode, False

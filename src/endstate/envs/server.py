@@ -341,9 +341,14 @@ class EmbeddedSuite:
         self.stop()
 
     # -- the harness's side, over the grading channel ------------------------------------
-    def open_episode(self, seed: int | None = None, episode_id: str | None = None) -> EpisodeInfo:
+    def open_episode(
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        setup: dict[str, Any] | None = None,
+    ) -> EpisodeInfo:
         """A fresh episode (tried once: without an idempotency key a retry could make two)."""
-        body: dict[str, Any] = {}
+        body: dict[str, Any] = {} if setup is None else {"setup": setup}
         if seed is not None:
             body["seed"] = seed
         if episode_id is not None:

@@ -41,6 +41,7 @@ def episode_seed(run_seed: int, key: str) -> int:
 class EmbeddedEnvironment:
     kind = "embedded"
     needs_harness_browser = False
+    takes_setup = True  # a case's initial snapshot, applied by the systems it names
     state_store = "harness"
 
     def __init__(
@@ -103,11 +104,15 @@ class EmbeddedEnvironment:
         runtime = self.suite.runtime
         return [runtime.data_dir, runtime.template.parent]
 
-    async def open_episode(self, task: PublicTask, key: str) -> EpisodeHandle:
+    async def open_episode(
+        self, task: PublicTask, key: str, setup: dict[str, Any] | None = None
+    ) -> EpisodeHandle:
         # One key per call, kept across its retries: a retry never makes a second episode, and
         # a caller that opens the same task twice on purpose (validation) gets two.
         headers = {IDEMPOTENCY_HEADER: f"{self._nonce}:{key}:{secrets.token_hex(6)}"}
-        body = {"seed": episode_seed(self.run_seed, key)}
+        body: dict[str, Any] = {"seed": episode_seed(self.run_seed, key)}
+        if setup:
+            body["setup"] = setup
         response = await acall_with_retries(
             "POST /episodes",
             lambda: self._client.post("/episodes", json=body, headers=headers),

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from endstate.corpus.model import PublicTask
+from endstate.corpus.model import PublicTask, Task
 from endstate.firewall import EpisodeBinding
 from endstate.sandbox.spec import BrowserStorage
 
@@ -73,7 +73,10 @@ class Environment(Protocol):
         """Why this environment cannot run the task (it targets another website), or None."""
         ...
 
-    async def open_episode(self, task: PublicTask, key: str) -> EpisodeHandle: ...
+    async def open_episode(self, task: PublicTask, key: str) -> EpisodeHandle:
+        """A fresh episode for the task. An environment whose `takes_setup` is true also
+        takes `setup=` (Task.episode_setup) and applies it before anyone sees the episode."""
+        ...
 
     async def read_state(
         self,
@@ -89,3 +92,15 @@ class Environment(Protocol):
         ...
 
     async def close_episode(self, episode: EpisodeHandle) -> None: ...
+
+
+def takes_setup(env: Environment) -> bool:
+    """Whether the environment can apply a task's episode setup (a case's initial snapshot)."""
+    return bool(getattr(env, "takes_setup", False))
+
+
+async def open_task_episode(env: Environment, task: Task, key: str) -> EpisodeHandle:
+    """Open the task's episode, with its setup where it has one."""
+    if task.episode_setup:
+        return await env.open_episode(task.public, key, setup=task.episode_setup)  # type: ignore[call-arg]
+    return await env.open_episode(task.public, key)

@@ -18,6 +18,7 @@ from endstate.agents.actions import Done, GiveUp
 from endstate.agents.replay import TrajectoryRecorder
 from endstate.browser import async_browser
 from endstate.corpus.model import Task
+from endstate.runs.environment import open_task_episode
 from endstate.runs.session import start_environment
 
 
@@ -34,7 +35,7 @@ async def record(
         start_environment("embedded", 0, world_seed) as env,
         async_browser(headless=not headed) as browser,
     ):
-        episode = await env.open_episode(task.public, f"{task.id}#record")
+        episode = await open_task_episode(env, task, f"{task.id}#record")
         projection = firewall.project(task, episode.binding)
         context = await browser.new_context(accept_downloads=True)
         page = await context.new_page()

@@ -26,6 +26,7 @@ from endstate.runs.environment import (
     EpisodeHandle,
     StateUnavailable,
     agent_writes_state,
+    open_task_episode,
 )
 from endstate.runs.store import RunStore
 from endstate.scoring.judge import Judge
@@ -102,7 +103,7 @@ class Runner:
         started = time.monotonic()
         started_at = _now()
         try:
-            episode = await self.env.open_episode(task.public, f"{task.id}#{attempt}")
+            episode = await open_task_episode(self.env, task, f"{task.id}#{attempt}")
         except Exception as exc:
             fault = InfrastructureFault(kind="environment", call="open_episode", detail=str(exc))
             return unmeasurable(

@@ -39,7 +39,7 @@ from endstate.report.disclosure import Disclosure, interrupted_note, not_isolate
 from endstate.report.html import render_html
 from endstate.report.summary import Summary, summarize
 from endstate.report.text import render_text
-from endstate.runs.environment import Environment, agent_writes_state
+from endstate.runs.environment import Environment, agent_writes_state, takes_setup
 from endstate.runs.environments import (
     EnvironmentSettings,
     choose_environment,
@@ -115,6 +115,12 @@ async def refusing_foreign_tasks(
 ) -> AsyncIterator[None]:
     """Refuse, in one line, tasks this environment cannot run: they could only fail here."""
     foreign = [(t.id, why) for t in tasks if (why := env.unsupported(t.public))]
+    if not takes_setup(env):
+        foreign += [
+            (t.id, f"it needs an episode setup for {', '.join(sorted(t.episode_setup))}")
+            for t in tasks
+            if t.episode_setup
+        ]
     if foreign:
         first, why = foreign[0]
         raise EndstateError(

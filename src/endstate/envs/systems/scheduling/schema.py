@@ -48,6 +48,8 @@ CREATE TABLE sc_audit (
   id INTEGER PRIMARY KEY, request_id INTEGER NOT NULL, actor TEXT NOT NULL,
   action TEXT NOT NULL, proposal_id INTEGER, revision INTEGER, approval_id INTEGER,
   appointment_id INTEGER, at TEXT NOT NULL);
+CREATE TABLE sc_conversation (
+  id INTEGER PRIMARY KEY, speaker TEXT NOT NULL, text TEXT NOT NULL, at TEXT NOT NULL);
 CREATE TABLE sc_external_bookings (
   id INTEGER PRIMARY KEY, external_id TEXT NOT NULL UNIQUE, patient_id TEXT NOT NULL,
   slot_id TEXT NOT NULL, status TEXT NOT NULL, connector_key TEXT NOT NULL, at TEXT NOT NULL);

@@ -80,6 +80,11 @@ class SchedulingService(Reads, Writes):
             self._record(tool, key, arguments, result, at)
         return result
 
+    def trace(self, tool: str, arguments: dict[str, Any], result: dict[str, Any]) -> None:
+        """Record a call the service does not answer itself (one the user answers)."""
+        with self.transaction() as at:
+            self._record(tool, None, arguments, result, at)
+
     def _replay(self, tool: str, key: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
         """The recorded answer to a retried write; None when it must run (new, or unknown)."""
         row = self.conn.execute(

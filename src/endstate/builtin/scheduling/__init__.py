@@ -1,0 +1,1 @@
+"""The scheduling lab's case corpus: starter cards, the generator and validation."""

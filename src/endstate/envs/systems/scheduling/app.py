@@ -1,0 +1,91 @@
+"""The scheduling service over HTTP: the start URL binds a client to its episode (a cookie,
+as for every system), `GET /tools` lists the tools, `POST /tools/{name}` calls one with
+`{"arguments": {...}, "idempotency_key": "..."}` and answers JSON. There are no pages to
+render, so no page nonce: the session cookie and the service's own rules are the gate."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from endstate.envs.database import EpisodeClosed
+from endstate.envs.descriptors import DescriptorsExhausted
+from endstate.envs.systems.scheduling.service import SchedulingService
+from endstate.envs.systems.scheduling.tools import TOOL_NAMES, TOOLS, USER_TOOLS
+from endstate.envs.systems.scheduling.user import ScriptedUser
+from endstate.envs.web import cookie_name, runtime_of, start_endpoint
+
+SYSTEM = "scheduling"
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"status": "refused", "code": code, "message": message}, status)
+
+
+async def tool_list(request: Request) -> Response:
+    return JSONResponse({"tools": [t.openai()["function"] | {"write": t.write} for t in TOOLS]})
+
+
+def _body(raw: bytes) -> tuple[dict[str, Any], str | None] | JSONResponse:
+    try:
+        body = json.loads(raw or b"{}")
+    except ValueError:
+        return _error(400, "bad_request", "the body is not JSON")
+    if not isinstance(body, dict):
+        return _error(400, "bad_request", "the body must be a JSON object")
+    arguments = body.get("arguments", {})
+    key = body.get("idempotency_key")
+    if not isinstance(arguments, dict):
+        return _error(400, "bad_request", "arguments must be a JSON object")
+    if key is not None and (not isinstance(key, str) or not 0 < len(key) <= 200):
+        return _error(400, "bad_request", "idempotency_key must be a string of 1-200 characters")
+    return arguments, key
+
+
+async def call_tool(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in TOOL_NAMES:
+        return _error(404, "unknown_tool", f"no tool {name!r}; GET /tools lists them")
+    rt = runtime_of(request)
+    session = rt.session(SYSTEM, request.cookies.get(cookie_name(SYSTEM)))
+    if session is None:
+        return _error(401, "no_session", "not bound to an episode: open your start URL first")
+    parsed = _body(await request.body())
+    if isinstance(parsed, JSONResponse):
+        return parsed
+    arguments, key = parsed
+    episode = rt.episodes[session.episode_id]
+    try:
+        with episode.db.lease():
+            conn = episode.db.conn
+            if name in USER_TOOLS:
+                answer = ScriptedUser(conn).exchange(name, arguments)
+            else:
+                answer = SchedulingService(conn).call(name, arguments, key)
+    except EpisodeClosed:
+        return _error(410, "episode_closed", "this episode has ended")
+    except DescriptorsExhausted:
+        return _error(503, "busy", "the server is at capacity; try again")
+    return JSONResponse(answer)
+
+
+async def home(request: Request) -> Response:
+    return JSONResponse(
+        {
+            "service": "Mercyvale scheduling service",
+            "tools": "GET /tools",
+            "call": 'POST /tools/{name} with {"arguments": {...}, "idempotency_key": "..."}',
+        }
+    )
+
+
+ROUTES = [
+    Route("/start", start_endpoint(SYSTEM, "/")),
+    Route("/", home),
+    Route("/tools", tool_list),
+    Route("/tools/{name}", call_tool, methods=["POST"]),
+]
