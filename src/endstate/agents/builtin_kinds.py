@@ -37,6 +37,15 @@ def _replay(arg: str, options: AgentOptions) -> Agent:
     return ReplayAgent(path)
 
 
+def _tools_replay(arg: str, options: AgentOptions) -> Agent:
+    from endstate.agents.tools_replay import ToolsReplayAgent
+
+    path = Path(arg)
+    if not path.is_dir():
+        raise EndstateError(f"{path}: no folder of tool runs (<task id>.json) there")
+    return ToolsReplayAgent(path)
+
+
 def _llm(arg: str, options: AgentOptions) -> Agent:
     from endstate.agents.llm import LLMAgent
 
@@ -53,6 +62,11 @@ NULL = register_agent(AgentKind("null", None, _null, "does nothing: the floor"))
 REPLAY = register_agent(
     AgentKind(
         "replay", "FILE|DIR", _replay, "replays a trajectory, or DIR/<task id>.json (validation)"
+    )
+)
+TOOLS_REPLAY = register_agent(
+    AgentKind(
+        "tools-replay", "DIR", _tools_replay, "replays DIR/<task id>.json tool runs (validation)"
     )
 )
 COMMAND = register_agent(AgentKind("command", "CMD", _command, "an external program, sandboxed"))

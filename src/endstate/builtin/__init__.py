@@ -20,16 +20,19 @@ def builtin_corpus_path() -> Path:
     return Path(__file__).resolve().parent / "corpus"
 
 
-NAMED_CORPORA = ("builtin", "builtin:errands")
+NAMED_CORPORA = ("builtin", "builtin:errands", "builtin:scheduling")
 
 
 def named_corpus(path: Path) -> Path:
-    """A corpus argument: `builtin` and `builtin:errands` name the corpora endstate ships;
-    anything else is a directory. (A directory of that name is reached as `./builtin`.)"""
+    """A corpus argument: `builtin`, `builtin:errands` and `builtin:scheduling` name the
+    corpora endstate ships; anything else is a directory (one named so: `./builtin`)."""
+    here = Path(__file__).resolve().parent
     if str(path) == "builtin":
         return builtin_corpus_path()
     if str(path) == "builtin:errands":
-        return Path(__file__).resolve().parent / "errands" / "corpus"
+        return here / "errands" / "corpus"
+    if str(path) == "builtin:scheduling":
+        return here / "scheduling" / "corpus"
     return path
 
 

@@ -21,6 +21,8 @@ from endstate.builtin.errands.generator import generate_errand_corpus
 from endstate.builtin.generator import generate_corpus
 from endstate.builtin.validation import TaskValidation, validate_tasks
 from endstate.cli.console import err
+from endstate.cli.scheduling import validate_case_tasks
+from endstate.corpus import scheduling_cases
 from endstate.corpus.loader import load_corpus
 from endstate.corpus.model import Task
 from endstate.errors import EndstateError
@@ -128,7 +130,8 @@ def validate_cmd(
         ),
     ] = None,
 ) -> None:
-    """Reference earns every deterministic point, null fails, every mutation fails a check."""
+    """Reference earns every deterministic point, null fails, every mutation fails a check
+    (for scheduling cases: every forbidden effect's violation is caught)."""
     corpus = load_corpus(named_corpus(path))
     chosen = corpus.tasks
     if tasks:
@@ -136,6 +139,10 @@ def validate_cmd(
         chosen = [t for t in chosen if any(fnmatch.fnmatchcase(t.id, g) for g in globs)]
         if not chosen:
             raise EndstateError(f"--tasks {tasks!r}: matches no task in {path}")
+    if all(t.format == scheduling_cases.FORMAT for t in chosen):
+        if not validate_case_tasks(chosen, workers, out):
+            raise typer.Exit(1)
+        return
     if per_template is not None:
         taken: dict[str, int] = {}
         sample = []

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from endstate.agents.tool_client import ToolClient
 from endstate.corpus.model import Task
-from endstate.envs.systems.scheduling.client import ToolClient
 from endstate.runs.embedded import EmbeddedEnvironment
 from endstate.runs.environment import open_task_episode
 from endstate.scoring.task_score import score_task

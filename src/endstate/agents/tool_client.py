@@ -1,5 +1,6 @@
-"""A client of the scheduling service's tools over HTTP, bound to one episode by its start
-URL (the session cookie), as any agent's would be. Validation replays recorded runs with it."""
+"""A client of a system's tools over HTTP (the scheduling service's), bound to one episode by
+its start URL (the session cookie), as any agent's would be: `GET /tools` lists them,
+`POST /tools/{name}` calls one. Tool-using agents and validation's replays share it."""
 
 from __future__ import annotations
 
@@ -23,6 +24,12 @@ class ToolClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.http.aclose()
+
+    async def tools(self) -> list[dict[str, Any]]:
+        listed = await self.http.get(f"{self.base}/tools")
+        listed.raise_for_status()
+        found: list[dict[str, Any]] = listed.json()["tools"]
+        return found
 
     async def call(
         self, tool: str, arguments: dict[str, Any], key: str | None = None
