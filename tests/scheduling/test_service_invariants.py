@@ -309,3 +309,68 @@ def test_a_reschedule_moves_the_appointment_and_cancels_the_old_booking_there(
     assert external == [(desk.slots[0], "cancelled"), (desk.slots[2], "booked")]
     audit = [r[0] for r in desk.conn.execute("SELECT action FROM sc_audit ORDER BY id")]
     assert audit.count("confirm") == 2 and audit.count("approve") == 2
+
+
+def test_callbacks_about_a_setup_booking_number_on_and_a_late_old_one_is_ignored(
+    desk: Desk,
+) -> None:
+    from endstate.envs.systems.scheduling.prepare import prepare
+
+    desk.conn.execute("BEGIN")
+    prepare(
+        desk.conn,
+        {
+            "connector": "out_of_order",
+            "appointments": [{"patient_id": desk.patient, "slot_id": desk.slots[0]}],
+        },
+    )
+    desk.conn.execute("COMMIT")
+    cancel = desk.ok(
+        "propose", desk.key(), patient_id=desk.patient, action="cancel", appointment_id=1
+    )
+    desk.approve(cancel["proposal_id"], 1)
+    assert desk.confirm(cancel["proposal_id"], 1)["status"] == "ok"
+    desk.ok("list_slots")
+    # The cancellation is seq 2 and applies; the redelivered confirmation (seq 1) does not.
+    row = desk.conn.execute("SELECT status, external_seq FROM sc_appointments").fetchone()
+    assert row == ("cancelled", 2)
+
+
+def test_a_callback_about_an_unknown_outcome_waits_for_its_appointment(desk: Desk) -> None:
+    setting(desk.conn, connector="timeout_applied", connector_timeouts=1)
+    pid = desk.proposal()
+    desk.approve(pid, 1)
+    assert desk.confirm(pid, 1, "c1")["status"] == "unknown"
+    desk.ok("list_slots")  # the confirmation arrives before the service knows the booking
+    assert desk.confirm(pid, 1, "c1")["status"] == "ok"
+    desk.ok("list_slots")
+    row = desk.conn.execute("SELECT status, external_seq FROM sc_appointments").fetchone()
+    assert row == ("booked", 1)
+
+
+def test_a_repeated_confirmation_shows_as_two_confirmations_of_one_appointment(
+    desk: Desk,
+) -> None:
+    setting(desk.conn, connector="duplicate_confirmation")
+    pid = desk.proposal()
+    desk.approve(pid, 1)
+    desk.confirm(pid, 1)
+    listed = desk.ok("list_appointments", patient_id=desk.patient)["appointments"]
+    assert [(a["status"], a["confirmations"]) for a in listed] == [("booked", 2)]
+
+
+def test_a_message_about_a_confirmed_booking_can_still_be_approved(desk: Desk) -> None:
+    pid = desk.proposal()
+    desk.approve(pid, 1)
+    assert desk.confirm(pid, 1)["status"] == "ok"
+    desk.approve(pid, 1, "communication")
+    sent = desk.agent.call(
+        "send_communication",
+        {"proposal_id": pid, "revision": 1, "channel": "email", "body": "See you then."},
+        "s",
+    )
+    assert sent["status"] == "ok"
+    late_booking_approval = desk.user.call(
+        "approve", {"proposal_id": pid, "revision": 1, "kind": "booking"}, "again"
+    )
+    assert late_booking_approval["code"] == "proposal_closed"

@@ -125,3 +125,9 @@ def _appointments(conn: sqlite3.Connection, rows: Any) -> None:
             "external_seq, request_id) VALUES (?, ?, ?, 'booked', ?, 1, 0)",
             (n, row["patient_id"], row["slot_id"], external_id),
         )
+        # Its confirmation came in long ago: later callbacks about it number on from 2.
+        conn.execute(
+            "INSERT INTO sc_external_callbacks (external_id, seq, event, delivered) "
+            "VALUES (?, 1, 'booked', 1)",
+            (external_id,),
+        )

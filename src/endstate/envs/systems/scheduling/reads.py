@@ -37,12 +37,17 @@ class Reads(Store):
         return {"slots": [dict(zip(keys, r, strict=True)) for r in rows]}
 
     def list_appointments(self, *, at: str, patient_id: str) -> dict[str, Any]:
+        """With the confirmations the external system sent for each: one, or more when it
+        repeats itself (a second confirmation is not a second booking)."""
         rows = self.conn.execute(
-            "SELECT a.id, a.slot_id, s.starts_at, s.provider_id, a.status FROM sc_appointments a"
-            " JOIN sc_slots s ON s.id = a.slot_id WHERE a.patient_id = ? ORDER BY a.id",
+            "SELECT a.id, a.slot_id, s.starts_at, s.provider_id, a.status, "
+            "(SELECT COUNT(*) FROM sc_external_callbacks c WHERE c.external_id = a.external_id "
+            " AND c.event = 'booked' AND c.delivered = 1) "
+            "FROM sc_appointments a JOIN sc_slots s ON s.id = a.slot_id "
+            "WHERE a.patient_id = ? ORDER BY a.id",
             (patient_id,),
         ).fetchall()
-        keys = ("appointment_id", "slot_id", "starts_at", "provider_id", "status")
+        keys = ("appointment_id", "slot_id", "starts_at", "provider_id", "status", "confirmations")
         return {"appointments": [dict(zip(keys, r, strict=True)) for r in rows]}
 
     def get_proposal(self, *, at: str, proposal_id: int) -> dict[str, Any]:

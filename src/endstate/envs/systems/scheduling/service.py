@@ -128,12 +128,18 @@ class SchedulingService(Reads, Writes):
 
     def _deliver_callbacks(self) -> None:
         """Apply the external system's queued callbacks in arrival order, each once, never an
-        older over a newer: an appointment keeps the highest sequence number it applied."""
+        older over a newer: an appointment keeps the highest sequence number it applied. A
+        callback about a booking the service has not recorded yet waits for it."""
         queued = self.conn.execute(
             "SELECT id, external_id, seq, event FROM sc_external_callbacks "
             "WHERE delivered = 0 ORDER BY id"
         ).fetchall()
         for callback_id, external_id, seq, event in queued:
+            known = self.conn.execute(
+                "SELECT 1 FROM sc_appointments WHERE external_id = ?", (external_id,)
+            ).fetchone()
+            if known is None:
+                continue  # it waits for the appointment it is about (an unknown outcome's)
             self.conn.execute(
                 "UPDATE sc_appointments SET status = ?, external_seq = ? "
                 "WHERE external_id = ? AND external_seq < ?",

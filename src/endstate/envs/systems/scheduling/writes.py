@@ -95,7 +95,10 @@ class Writes(Store):
             raise Refused("not_authorized", "only the user approves a proposal")
         if kind not in APPROVAL_KINDS:
             raise Refused("bad_arguments", f"kind must be one of {', '.join(APPROVAL_KINDS)}")
-        self._open(proposal_id)
+        if kind == "booking":
+            self._open(proposal_id)
+        else:  # a message about a booking is approved before or after it is confirmed
+            self.proposal(proposal_id)
         self.require_latest(proposal_id, revision)
         if self.approval(proposal_id, revision, kind) is not None:
             raise Refused("already_approved", f"revision {revision} already has {kind} approval")
