@@ -139,19 +139,19 @@ def validate_cmd(
         chosen = [t for t in chosen if any(fnmatch.fnmatchcase(t.id, g) for g in globs)]
         if not chosen:
             raise EndstateError(f"--tasks {tasks!r}: matches no task in {path}")
-    if all(t.format == scheduling_cases.FORMAT for t in chosen):
-        if not validate_case_tasks(chosen, workers, out):
-            raise typer.Exit(1)
-        return
     if per_template is not None:
         taken: dict[str, int] = {}
         sample = []
         for task in chosen:
-            template = str(task.grading.extra.get("template_id", ""))
+            template = _template(task)
             if taken.get(template, 0) < per_template:
                 taken[template] = taken.get(template, 0) + 1
                 sample.append(task)
         chosen = sample
+    if all(t.format == scheduling_cases.FORMAT for t in chosen):
+        if not validate_case_tasks(chosen, workers, out):
+            raise typer.Exit(1)
+        return
     began = time.monotonic()
     done = 0
 
@@ -187,6 +187,11 @@ def validate_cmd(
         json_out.write_text(json.dumps([_dump(v) for v in results], indent=2) + "\n")
     if failed:
         raise typer.Exit(1)
+
+
+def _template(task: Task) -> str:
+    """The template a task was drawn from (a scheduling case keeps it in its metadata)."""
+    return str(task.grading.extra.get("template_id") or task.grading.metadata.get("template", ""))
 
 
 def _first_of_each_template(tasks: list[Task], n: int) -> Callable[[Task], bool]:

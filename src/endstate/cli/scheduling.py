@@ -14,6 +14,11 @@ from rich.table import Table
 from rich.text import Text
 
 from endstate.builtin import named_corpus
+from endstate.builtin.scheduling.generator import (
+    PER_FAMILY,
+    SCHEDULING_SEED,
+    generate_scheduling_corpus,
+)
 from endstate.builtin.scheduling.validation import CaseValidation, validate_cases
 from endstate.cli.console import err
 from endstate.corpus import scheduling_cases
@@ -75,6 +80,33 @@ def validate_case_tasks(tasks: list[Task], workers: int, printer: Console) -> bo
         highlight=False,
     )
     return not failed
+
+
+@scheduling_app.command("scheduling")
+def scheduling_cmd(
+    out_dir: Annotated[Path, typer.Option("--out", help="Directory to write the corpus into.")],
+    seed: Annotated[int, typer.Option("--seed", help="Draw seed (held-out sets: another).")] = (
+        SCHEDULING_SEED
+    ),
+    per_family: Annotated[
+        int, typer.Option("--per-family", min=1, help="Cards per family, starters included.")
+    ] = PER_FAMILY,
+    starters: Annotated[
+        bool, typer.Option("--starters/--no-starters", help="Include the hand-written cards.")
+    ] = True,
+    name: Annotated[str | None, typer.Option("--name", help="Corpus name in the lock.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace a non-empty --out.")] = False,
+) -> None:
+    """Scheduling-lab cases: twelve workflow families over the scheduling service."""
+    lock = generate_scheduling_corpus(
+        seed, per_family, out_dir, name=name, force=force, starters=starters
+    )
+    err.print(
+        f"wrote {len(lock.files)} cases to {out_dir} (draw seed {seed})\n"
+        f"tree sha256 {lock.tree_hash}\n"
+        f"validate them with: endstate corpus validate {out_dir}",
+        highlight=False,
+    )
 
 
 @scheduling_app.command("reference-runs")
