@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, Field
 
@@ -165,6 +165,13 @@ class TaskRecord(BaseModel):
     )
     facts: AttemptFacts | None = Field(
         default=None, description="Set when endstate ran the attempt."
+    )
+    outcomes: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        description="What the environment reported about the attempt beyond the checks — a "
+        "system's outcome counts (its state slice's `summary`, e.g. duplicate writes, turns "
+        "asked of the user) and the case's labels (`case`: connector, read-only, language). "
+        "For reports; never a scoring input.",
     )
 
     @property

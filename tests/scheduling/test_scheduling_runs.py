@@ -67,6 +67,14 @@ def test_after_an_unknown_outcome_a_blind_retry_is_caught_as_a_duplicate_write(
     state = json.loads(end_state.read_text())["scheduling"]
     assert state["summary"]["unknown_outcomes"] == 1
     assert state["summary"]["duplicate_external_bookings"] == (1 if flags else 0)
+    # The report counts it from the state, and says where the blind one went wrong.
+    sched = result.summary.scheduling
+    assert sched is not None and sched.faulted == 1
+    assert (sched.duplicate_writes, sched.recovered, sched.false_success) == (
+        (1, 0, 1) if flags else (0, 1, 0)
+    )
+    assert sched.boundaries["external_uncertainty"] == (1 if flags else 0)
+    assert "Scheduling outcomes" in result.report and "First broken boundary" in result.report
 
 
 def test_validate_checks_cases_by_replaying_their_runs() -> None:

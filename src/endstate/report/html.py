@@ -11,6 +11,7 @@ from endstate import __version__
 from endstate.records import TaskRecord
 from endstate.report.charts import Bar, histogram, interval_bars
 from endstate.report.disclosure import Disclosure
+from endstate.report.scheduling_text import outcome_rows, rate
 from endstate.report.summary import Cell, LegCell, Summary, headline_records
 from endstate.report.text import leg_fraction, legs_note
 from endstate.stats import wilson_interval
@@ -63,6 +64,21 @@ def render_html(
         interval_bars("Full-credit rate by tier (Wilson 95%)", _bars(summary.by_tier)),
         histogram("Task scores, first attempt (partial credit)", [r.score for r in head]),
     ]
+    if summary.scheduling is not None:
+        charts.append(
+            interval_bars(
+                "Scheduling: completion by family (Wilson 95%)",
+                [
+                    Bar(
+                        k,
+                        c.passed / c.cases if c.cases else 0.0,
+                        *c.interval,
+                        f" ({c.passed}/{c.cases})",
+                    )
+                    for k, c in summary.scheduling.by_family.items()
+                ],
+            )
+        )
     if summary.by_leg_kind:
         charts.append(
             interval_bars("Errand legs correct, read vs write", _leg_bars(summary.by_leg_kind))
@@ -74,6 +90,8 @@ def render_html(
         disclosure=disclosure,
         charts=charts,
         leg_fraction=leg_fraction,
+        scheduling_rows=outcome_rows,
+        scheduling_rate=rate,
         legs_note=legs_note(summary),
         records=[_shown(r) for r in sorted(records, key=lambda r: (r.task_id, r.attempt))],
         generated=datetime.now(UTC).isoformat(timespec="seconds"),

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, Field
 
 from endstate.records import TaskRecord, attempt_order
+from endstate.report.scheduling import SchedulingSummary, summarize_scheduling
 from endstate.stats import bootstrap_mean, pass_hat_k, wilson_interval
 
 RELIABILITY_REPLICATES = 5
@@ -121,6 +122,9 @@ class Summary(BaseModel):
         default_factory=dict,
         description="Errand templates (archetypes): template -> read/write -> cell.",
     )
+    scheduling: SchedulingSummary | None = Field(
+        default=None, description="Scheduling-lab outcomes; None when no case was run."
+    )
 
 
 def headline_records(records: Iterable[TaskRecord]) -> list[TaskRecord]:
@@ -202,6 +206,7 @@ def summarize(records: Sequence[TaskRecord]) -> Summary:
         judge=stats if (stats := judge_stats(records)).verdicts else None,
         by_leg_kind=_leg_cells(errands) if (errands := _errand_records(head)) else {},
         by_template_leg_kind=_template_leg_cells(errands),
+        scheduling=summarize_scheduling(head, records),
     )
 
 

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from endstate.report.disclosure import Disclosure
+from endstate.report.scheduling_text import scheduling_tables
 from endstate.report.summary import Cell, JudgeStats, LegCell, Summary
 
 
@@ -174,6 +175,8 @@ def renderable(summary: Summary, disclosure: Disclosure, title: str) -> Group:
         parts += [_cell_table("By template", "template", summary.by_template), Text("")]
     if summary.by_leg_kind:
         parts += _leg_tables(summary)
+    if summary.scheduling is not None:
+        parts += scheduling_tables(summary.scheduling)
     rep = _replicates(summary)
     if rep is not None:
         parts += [rep, Text("")]

@@ -28,6 +28,7 @@ from endstate.runs.environment import (
     agent_writes_state,
     open_task_episode,
 )
+from endstate.runs.outcomes import outcomes_of
 from endstate.runs.store import RunStore
 from endstate.scoring.judge import Judge
 from endstate.scoring.task_score import blocked, score_task, unmeasurable
@@ -242,7 +243,7 @@ class Runner:
             score_task, task, state, attempt, self.judge, source, outcome.final_message
         )
         facts = facts.model_copy(update={"scoring_seconds": round(time.monotonic() - began, 3)})
-        return record.model_copy(update={"facts": facts})
+        return record.model_copy(update={"facts": facts, "outcomes": outcomes_of(task, state)})
 
 
 async def _goto(page: Page, url: str) -> None:
