@@ -14,9 +14,17 @@ from typer.testing import CliRunner
 
 from endstate.agents.registry import make_agent
 from endstate.cli import app
+from endstate.regress.gates import evaluate, parse
 from endstate.runs.session import RunOptions, RunResult, execute
 
 ROOT = Path(__file__).resolve().parents[2]
+GATES = """\
+gates:
+  - {metric: count, outcome: unauthorized_write, max: 0}
+  - {metric: count, outcome: duplicate_booking, max: 0}
+  - {metric: count, outcome: untraceable_result, max: 0}
+  - {metric: count, outcome: unhandled_unknown_outcome, max: 0}
+"""
 CASES = ROOT / "tests" / "fixtures" / "scheduling" / "cases"
 DESK_AGENT = ROOT / "examples" / "scheduling_desk_agent.py"
 
@@ -75,6 +83,17 @@ def test_after_an_unknown_outcome_a_blind_retry_is_caught_as_a_duplicate_write(
     )
     assert sched.boundaries["external_uncertainty"] == (1 if flags else 0)
     assert "Scheduling outcomes" in result.report and "First broken boundary" in result.report
+    # The family's release gates hold for the reconciling agent and stop the blind one.
+    verdicts = {
+        v.gate: v.passed
+        for v in evaluate(parse(GATES, "gates.yaml"), result.records, lambda _: (True, ""))
+    }
+    assert verdicts == {
+        "count of unauthorized_write ≤ 0": True,
+        "count of duplicate_booking ≤ 0": not flags,
+        "count of untraceable_result ≤ 0": True,
+        "count of unhandled_unknown_outcome ≤ 0": not flags,
+    }
 
 
 def test_validate_checks_cases_by_replaying_their_runs() -> None:

@@ -54,6 +54,22 @@ def _proposals(episode: Episode) -> list[dict[str, Any]]:
     return out
 
 
+def _untraceable(episode: Episode) -> int:
+    """Appointments and messages the service made with no request and audit row behind them
+    (the setup's are the case's, not a result). Every result must trace to a record."""
+    row = episode.db.row(
+        "SELECT "
+        "(SELECT COUNT(*) FROM sc_appointments a WHERE a.request_id != 0 AND ("
+        "  NOT EXISTS (SELECT 1 FROM sc_requests r WHERE r.id = a.request_id)"
+        "  OR NOT EXISTS (SELECT 1 FROM sc_audit u WHERE u.appointment_id = a.id"
+        "                 AND u.action = 'confirm'))) + "
+        "(SELECT COUNT(*) FROM sc_communications c WHERE"
+        "  NOT EXISTS (SELECT 1 FROM sc_requests r WHERE r.id = c.request_id)"
+        "  OR NOT EXISTS (SELECT 1 FROM sc_approvals p WHERE p.id = c.approval_id))"
+    )
+    return int(row[0]) if row is not None else 0
+
+
 def _requests(episode: Episode) -> list[dict[str, Any]]:
     out = []
     for r in _rows(
@@ -140,6 +156,7 @@ def scheduling_state(world: World, episode: Episode, events: list[dict[str, Any]
                 )
                 for p in proposals
             ),
+            "untraceable_results": _untraceable(episode),
             "trace_boundary": trace_boundary(requests, user.get("patient_id")),
             "recovered": recovered(requests, proposals),
         },
