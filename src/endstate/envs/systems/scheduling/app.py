@@ -10,14 +10,15 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from endstate.envs.database import EpisodeClosed
 from endstate.envs.descriptors import DescriptorsExhausted
+from endstate.envs.systems.scheduling.mcp_server import MCPEndpoint, session_id
 from endstate.envs.systems.scheduling.service import SchedulingService
 from endstate.envs.systems.scheduling.tools import TOOL_NAMES, TOOLS, USER_TOOLS
 from endstate.envs.systems.scheduling.user import ScriptedUser
-from endstate.envs.web import cookie_name, runtime_of, start_endpoint
+from endstate.envs.web import runtime_of, start_endpoint
 
 SYSTEM = "scheduling"
 
@@ -51,7 +52,7 @@ async def call_tool(request: Request) -> Response:
     if name not in TOOL_NAMES:
         return _error(404, "unknown_tool", f"no tool {name!r}; GET /tools lists them")
     rt = runtime_of(request)
-    session = rt.session(SYSTEM, request.cookies.get(cookie_name(SYSTEM)))
+    session = rt.session(SYSTEM, session_id(request))
     if session is None:
         return _error(401, "no_session", "not bound to an episode: open your start URL first")
     parsed = _body(await request.body())
@@ -74,8 +75,13 @@ async def call_tool(request: Request) -> Response:
 
 
 async def home(request: Request) -> Response:
+    bound = runtime_of(request).session(SYSTEM, session_id(request))
+    mcp: dict[str, Any] = {"url": f"{request.base_url}mcp/"}
+    if bound is not None:  # how an MCP client that keeps no cookies binds to this episode
+        mcp["headers"] = {"Authorization": f"Bearer {bound.sid}"}
     return JSONResponse(
         {
+            "mcp": mcp,
             "service": "Mercyvale scheduling service",
             "tools": "GET /tools",
             "call": 'POST /tools/{name} with {"arguments": {...}, "idempotency_key": "..."}',
@@ -88,4 +94,5 @@ ROUTES = [
     Route("/", home),
     Route("/tools", tool_list),
     Route("/tools/{name}", call_tool, methods=["POST"]),
+    Mount("/mcp", MCPEndpoint()),
 ]

@@ -44,7 +44,11 @@ class SchedulingService(Reads, Writes):
         if tool not in READS and tool not in WRITES:
             return refusal("unknown_tool", f"no tool {tool!r}")
         if tool in WRITES and not key:
-            return refusal("idempotency_key_missing", f"{tool} is a write: send an idempotency_key")
+            missing = refusal(
+                "idempotency_key_missing", f"{tool} is a write: send an idempotency_key"
+            )
+            self.trace(tool, arguments, missing)
+            return missing
         if key is not None:
             replay = self._replay(tool, key, arguments)
             if replay is not None:
