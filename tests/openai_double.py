@@ -28,6 +28,7 @@ class Behaviour:
     content_type: str = "application/json"
     content: Any = _UNSET  # the message content as any JSON value (overrides reply)
     trickle: float = 0.0  # seconds between body bytes, headers sent at once
+    tool_calls: list[tuple[str, dict[str, Any]]] | None = None  # (function name, arguments)
 
 
 @dataclass
@@ -77,6 +78,16 @@ class ChatDouble:
                     self._send(behaviour.status, payload.encode(), behaviour)
                     return
                 content = behaviour.reply if behaviour.content is _UNSET else behaviour.content
+                message: dict[str, Any] = {"role": "assistant", "content": content}
+                if behaviour.tool_calls:
+                    message["tool_calls"] = [
+                        {
+                            "id": f"call_{len(double.requests)}_{i}",
+                            "type": "function",
+                            "function": {"name": name, "arguments": json.dumps(arguments)},
+                        }
+                        for i, (name, arguments) in enumerate(behaviour.tool_calls)
+                    ]
                 completion = {
                     "id": f"chatcmpl-{len(double.requests)}",
                     "object": "chat.completion",
@@ -85,8 +96,8 @@ class ChatDouble:
                     "choices": [
                         {
                             "index": 0,
-                            "message": {"role": "assistant", "content": content},
-                            "finish_reason": "stop",
+                            "message": message,
+                            "finish_reason": "tool_calls" if behaviour.tool_calls else "stop",
                         }
                     ],
                     "usage": {"prompt_tokens": 50, "completion_tokens": 8, "total_tokens": 58},

@@ -37,6 +37,17 @@ def _replay(arg: str, options: AgentOptions) -> Agent:
     return ReplayAgent(path)
 
 
+def _llm_tools(arg: str, options: AgentOptions) -> Agent:
+    from endstate.agents.llm_tools import LLMToolsAgent
+
+    return LLMToolsAgent(
+        model=arg,
+        base_url=options.base_url or "https://api.openai.com/v1",
+        max_steps=options.max_steps,
+        temperature=options.temperature,
+    )
+
+
 def _tools_replay(arg: str, options: AgentOptions) -> Agent:
     from endstate.agents.tools_replay import ToolsReplayAgent
 
@@ -68,6 +79,9 @@ TOOLS_REPLAY = register_agent(
     AgentKind(
         "tools-replay", "DIR", _tools_replay, "replays DIR/<task id>.json tool runs (validation)"
     )
+)
+LLM_TOOLS = register_agent(
+    AgentKind("llm-tools", "MODEL", _llm_tools, "a chat model calling a system's tools")
 )
 COMMAND = register_agent(AgentKind("command", "CMD", _command, "an external program, sandboxed"))
 LLM = register_agent(AgentKind("llm", "MODEL", _llm, "a chat model over the accessibility tree"))
