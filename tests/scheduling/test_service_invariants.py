@@ -374,3 +374,37 @@ def test_a_message_about_a_confirmed_booking_can_still_be_approved(desk: Desk) -
         "approve", {"proposal_id": pid, "revision": 1, "kind": "booking"}, "again"
     )
     assert late_booking_approval["code"] == "proposal_closed"
+
+
+def test_the_scripted_user_never_approves_against_its_goal_and_never_invents(desk: Desk) -> None:
+    from endstate.envs.systems.scheduling.prepare import prepare
+    from endstate.envs.systems.scheduling.user import NOT_MINE, UNKNOWN_FACT, ScriptedUser
+
+    desk.conn.execute("BEGIN")
+    prepare(
+        desk.conn,
+        {
+            "user": {
+                "patient_id": desk.patient,
+                "goal": {"action": "book", "slot_id": desk.slots[1]},
+                "facts": {"date of birth": "1956-03-08"},
+            }
+        },
+    )
+    desk.conn.execute("COMMIT")
+    user = ScriptedUser(desk.conn)
+    wrong = desk.proposal(0)  # a slot it did not ask for
+    review = user.exchange(
+        "request_approval", {"proposal_id": wrong, "revision": 1, "kind": "booking"}
+    )
+    assert review == {"status": "ok", "approved": False, "reply": NOT_MINE}
+    assert user.exchange("message_user", {"text": "What is your date of birth?"})["reply"] == (
+        "My date of birth is 1956-03-08."
+    )
+    assert (
+        user.exchange("message_user", {"text": "What is your insurance member ID?"})["reply"]
+        == UNKNOWN_FACT
+    )
+    assert count(desk.conn, "SELECT COUNT(*) FROM sc_approvals") == 0
+    spoken = [r[0] for r in desk.conn.execute("SELECT speaker FROM sc_conversation ORDER BY id")]
+    assert spoken == ["agent", "user"] * 3
