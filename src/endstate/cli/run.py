@@ -42,6 +42,8 @@ from endstate.cli.run_options import (
     Seed,
     Tasks,
     TimeLimit,
+    UserBaseUrl,
+    UserModelName,
     Workers,
     WorldSeed,
 )
@@ -86,6 +88,8 @@ def run(
     judge_rejudge: JudgeRejudge = 0,
     judge_keep_trying: JudgeKeepTrying = False,
     gates: Gates = None,
+    user_model: UserModelName = None,
+    user_base_url: UserBaseUrl = None,
 ) -> None:
     """Evaluate an agent end to end: fresh episode per attempt, end state read back and scored."""
     from endstate.runs.settings import RunSettings, settle
@@ -112,6 +116,8 @@ def run(
         judge_model=judge_model,
         judge_base_url=judge_base_url,
         judge_k=judge_k,
+        user_model=user_model,
+        user_base_url=user_base_url,
     )
     s = settle(given, RunStore(resume).read_manifest() if resume else None)
     assert s.judge_base_url is not None
@@ -187,7 +193,19 @@ def _run_options(
         on_start=bar.start,
         on_store=where.append,
         gates=pin_gates(gates) if gates else None,
+        system_options=_user_options(s),
     )
+
+
+def _user_options(s: RunSettings) -> dict[str, dict[str, object]]:
+    """The scheduling lab's simulated user: scripted, unless a chat model is named."""
+    if s.user_model is None:
+        if s.user_base_url is not None:
+            raise EndstateError("--user-base-url needs --user-model")
+        return {}
+    if s.user_base_url is None:
+        raise EndstateError("--user-model needs --user-base-url (an OpenAI-compatible endpoint)")
+    return {"scheduling": {"user_model": {"model": s.user_model, "base_url": s.user_base_url}}}
 
 
 def _execute(options: RunOptions, bar: RunProgress, where: list[Path]) -> RunResult:

@@ -109,3 +109,15 @@ Gates = Annotated[
         help="Release gates (YAML) pinned before the first attempt; see `endstate gate`.",
     ),
 ]
+UserModelName = Annotated[
+    str | None,
+    typer.Option(
+        "--user-model",
+        help="Scheduling lab: the chat model the simulated user speaks through (default: "
+        "scripted). It only words replies: approvals and facts stay the script's.",
+    ),
+]
+UserBaseUrl = Annotated[
+    str | None,
+    typer.Option("--user-base-url", help="OpenAI-compatible endpoint of --user-model."),
+]

@@ -111,8 +111,11 @@ class Runtime:
         testids: bool,
         faults: bool = False,
         idle_connections: int = 64,
+        system_options: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.world = world
+        # Per system, how the run configured it (the scheduling service's simulated user).
+        self.system_options: dict[str, dict[str, Any]] = dict(system_options or {})
         # Fault injection is for the suite's own tests: off unless the suite was started with
         # its private testing flag, and then armed one write at a time.
         self.faults = faults

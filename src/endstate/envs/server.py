@@ -225,6 +225,7 @@ class EmbeddedSuite:
         cache_dir: Path | None = None,
         ports: Mapping[str, int] | None = None,
         idle_connections: int = 64,
+        system_options: dict[str, dict[str, Any]] | None = None,
         _fault_injection: bool = False,
     ) -> EmbeddedSuite:
         """Build the world's template and serve every system on its own port.
@@ -238,7 +239,8 @@ class EmbeddedSuite:
         free ones. `idle_connections` caps the episode databases kept open while no request
         uses them (0: a connection per request; see `ConnectionCache`). `_fault_injection` is
         the suite's private testing flag: it lets tests make a write fail mid-transaction
-        (`runtime.arm_fault`); nothing else can turn it on.
+        (`runtime.arm_fault`); nothing else can turn it on. `system_options` configure
+        systems by name (the scheduling service's `user_model`).
 
         From the main thread, SIGTERM is made to act like SIGINT while a suite runs (see
         `terminate_like_interrupt`), so a terminated process cleans up as an interrupted one.
@@ -259,6 +261,7 @@ class EmbeddedSuite:
                 testids,
                 faults=_fault_injection,
                 idle_connections=idle_connections,
+                system_options=system_options,
             )
             suite = cls(
                 world,

@@ -19,7 +19,9 @@ async def _embedded(settings: EnvironmentSettings) -> AsyncIterator[Environment]
     from endstate.runs.embedded import EmbeddedEnvironment
 
     world = settings.world_seed if settings.world_seed is not None else DEFAULT_SEED
-    suite = await asyncio.to_thread(EmbeddedSuite.start, world)
+    suite = await asyncio.to_thread(
+        EmbeddedSuite.start, world, system_options=settings.system_options
+    )
     env = EmbeddedEnvironment(suite, settings.seed)
     try:
         yield env

@@ -25,6 +25,7 @@ from endstate.envs.grading_client import (
     error_text,
 )
 from endstate.envs.server import EmbeddedSuite, terminate_like_interrupt
+from endstate.envs.systems.scheduling.participant import user_identity
 from endstate.firewall import EpisodeBinding
 from endstate.runs.environment import EnvironmentInfo, EpisodeHandle, StateUnavailable
 from endstate.sandbox.spec import BrowserStorage
@@ -83,6 +84,8 @@ class EmbeddedEnvironment:
                     # The bytes every episode is copied from (checked before each copy).
                     "template_sha256": self.suite.template_sha256,
                     "world_seed": world.seed,
+                    # Who answers a scheduling agent: pinned, a model's name and prompt too.
+                    "simulated_user": user_identity(self.suite.runtime.system_options),
                 },
             )
         return self._info

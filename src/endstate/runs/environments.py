@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from endstate.corpus.model import PublicTask
 from endstate.errors import EndstateError
@@ -28,6 +29,8 @@ class EnvironmentSettings:
 
     seed: int
     world_seed: int | None = None
+    # Per system, how the run configures it (the scheduling service's `user_model`).
+    system_options: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,7 @@ class RunOptions:
     on_store: Callable[[Path], None] | None = None  # the run directory, once it exists
     extra: dict[str, str] = field(default_factory=dict)
     gates: GatesPin | None = None  # declared before the first attempt, pinned in the manifest
+    system_options: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -99,12 +100,18 @@ def select_tasks(corpus: Corpus, pattern: str | None) -> list[str]:
 
 @asynccontextmanager
 async def start_environment(
-    kind: str, seed: int, world_seed: int | None, given: Environment | None = None
+    kind: str,
+    seed: int,
+    world_seed: int | None,
+    given: Environment | None = None,
+    system_options: dict[str, dict[str, Any]] | None = None,
 ) -> AsyncIterator[Environment]:
     if given is not None:
         yield given
         return
-    settings = EnvironmentSettings(seed=seed, world_seed=world_seed)
+    settings = EnvironmentSettings(
+        seed=seed, world_seed=world_seed, system_options=dict(system_options or {})
+    )
     async with environment_kind(kind).start(settings) as env:
         yield env
 
@@ -292,7 +299,9 @@ async def execute(opts: RunOptions) -> RunResult:
 
     kind = opts.env or choose_environment([t.public for t in tasks])
     async with (
-        start_environment(kind, opts.seed, opts.world_seed, opts.environment) as env,
+        start_environment(
+            kind, opts.seed, opts.world_seed, opts.environment, opts.system_options
+        ) as env,
         refusing_foreign_tasks(env, tasks, corpus),
         refusing_agent_writable_state(env, opts),
         started_agent(opts, corpus, env, len(tasks) * opts.attempts) as agent,

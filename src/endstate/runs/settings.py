@@ -42,6 +42,8 @@ class RunSettings:
     judge_model: str | None = None
     judge_base_url: str | None = None
     judge_k: int | None = None
+    user_model: str | None = None  # the scheduling lab's simulated user, through a chat model
+    user_base_url: str | None = None
 
 
 DEFAULTS = RunSettings(
@@ -98,7 +100,16 @@ def from_manifest(manifest: Manifest) -> RunSettings:
         judge_model=judge.model if judge else None,
         judge_base_url=judge.endpoint if judge else None,
         judge_k=judge.k if judge else None,
+        user_model=_user(manifest, "model"),
+        user_base_url=_user(manifest, "base_url"),
     )
+
+
+def _user(manifest: Manifest, key: str) -> str | None:
+    """The simulated user's chat model and endpoint, if the run had one."""
+    user = manifest.environment.details.get("simulated_user")
+    value = user.get(key) if isinstance(user, dict) and user.get("kind") == "llm" else None
+    return value if isinstance(value, str) else None
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -15,9 +15,9 @@ from starlette.routing import Mount, Route
 from endstate.envs.database import EpisodeClosed
 from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.systems.scheduling.mcp_server import MCPEndpoint, session_id
+from endstate.envs.systems.scheduling.participant import user_turn
 from endstate.envs.systems.scheduling.service import SchedulingService
 from endstate.envs.systems.scheduling.tools import TOOL_NAMES, TOOLS, USER_TOOLS
-from endstate.envs.systems.scheduling.user import ScriptedUser
 from endstate.envs.web import runtime_of, start_endpoint
 
 SYSTEM = "scheduling"
@@ -64,7 +64,7 @@ async def call_tool(request: Request) -> Response:
         with episode.db.lease():
             conn = episode.db.conn
             if name in USER_TOOLS:
-                answer = ScriptedUser(conn).exchange(name, arguments)
+                answer = await user_turn(rt, conn, name, arguments)
             else:
                 answer = SchedulingService(conn).call(name, arguments, key)
     except EpisodeClosed:

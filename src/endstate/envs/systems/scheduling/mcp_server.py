@@ -24,9 +24,9 @@ from starlette.types import Receive, Scope, Send
 
 from endstate.envs.database import EpisodeClosed
 from endstate.envs.descriptors import DescriptorsExhausted
+from endstate.envs.systems.scheduling.participant import user_turn
 from endstate.envs.systems.scheduling.service import SchedulingService
 from endstate.envs.systems.scheduling.tools import TOOLS, USER_TOOLS
-from endstate.envs.systems.scheduling.user import ScriptedUser
 from endstate.envs.web import cookie_name, runtime_of
 
 SYSTEM = "scheduling"
@@ -81,7 +81,7 @@ async def _call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Cal
         with episode.db.lease():
             conn = episode.db.conn
             if params.name in USER_TOOLS:
-                return _answer(ScriptedUser(conn).exchange(params.name, arguments))
+                return _answer(await user_turn(rt, conn, params.name, arguments))
             return _answer(
                 SchedulingService(conn).call(
                     params.name, arguments, key if isinstance(key, str) else None

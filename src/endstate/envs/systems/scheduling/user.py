@@ -38,24 +38,35 @@ class ScriptedUser:
 
     def exchange(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """The agent's request, the user's reply, both in the conversation and the trace."""
+        turn = self.decide(tool, arguments)
+        if isinstance(turn, dict):
+            return turn
+        return self.record(tool, arguments, *turn)
+
+    def decide(
+        self, tool: str, arguments: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]] | dict[str, Any]:
+        """(what the agent said, the result with the reply) — or the refusal, recorded."""
         try:
             if tool == "message_user":
-                said, reply = str(arguments["text"]), self.answer(str(arguments["text"]))
-                result: dict[str, Any] = {"status": "ok", "reply": reply}
-            else:
-                proposal_id = int(arguments["proposal_id"])
-                revision = int(arguments["revision"])
-                kind = str(arguments["kind"])
-                said = f"Please approve revision {revision} of proposal {proposal_id} ({kind})."
-                result = self.review(proposal_id, revision, kind)
-                reply = str(result["reply"])
+                said = str(arguments["text"])
+                return said, {"status": "ok", "reply": self.answer(said)}
+            proposal_id = int(arguments["proposal_id"])
+            revision = int(arguments["revision"])
+            kind = str(arguments["kind"])
         except (KeyError, TypeError, ValueError) as exc:
-            result = {"status": "refused", "code": "bad_arguments", "message": f"missing {exc}"}
-            self.service.trace(tool, arguments, result)
-            return result
+            refused = {"status": "refused", "code": "bad_arguments", "message": f"missing {exc}"}
+            self.service.trace(tool, arguments, refused)
+            return refused
+        said = f"Please approve revision {revision} of proposal {proposal_id} ({kind})."
+        return said, self.review(proposal_id, revision, kind)
+
+    def record(
+        self, tool: str, arguments: dict[str, Any], said: str, result: dict[str, Any]
+    ) -> dict[str, Any]:
         self.conn.execute("BEGIN IMMEDIATE")
         self._say("agent", said)
-        self._say("user", reply)
+        self._say("user", str(result["reply"]))
         self.conn.execute("COMMIT")
         self.service.trace(tool, arguments, result)
         return result

@@ -1,0 +1,133 @@
+"""A simulated user that speaks through a chat model (any OpenAI-compatible endpoint), held to
+the same constraints as the scripted one.
+
+The model only words the reply. What the user decides — whether a revision is approved —
+is the scripted rule's, and the approval is written by it, never by the model: a user that
+approves a proposal contradicting its goal cannot happen. What the user states is checked:
+a reply naming a number, date or time that is in none of its facts, the proposal it was shown
+or its correction is replaced by the scripted reply, so it never invents facts. Its model,
+endpoint, prompt version and these constraints are pinned in the run's manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from openai import AsyncOpenAI
+
+from endstate.envs.systems.scheduling.user import ScriptedUser
+
+USER_PROMPT = """\
+You are a patient (or their coordinator) talking with a scheduling assistant. Stay in
+character and answer in one or two short sentences. You know only the facts listed below:
+if you are asked anything else, say you do not know; never make up a number, date, time,
+name or identifier. When you are shown a proposal, your decision is already made and is
+given to you: say it in your own words, and keep any correction exactly as written.
+"""
+CONSTRAINTS = (
+    "approvals are decided by the scripted rule (its goal), never by the model",
+    "a reply stating a number, date or time the user was not given is replaced by the "
+    "scripted reply",
+)
+PROMPT_VERSION = hashlib.sha256((USER_PROMPT + "".join(CONSTRAINTS)).encode()).hexdigest()[:16]
+_FACTLIKE = re.compile(r"\d[\d:/.\-]*\d|\d")
+_YES = re.compile(r"\b(yes|go ahead|approve[ds]?|sounds good|book it)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class UserModel:
+    """The chat model a simulated user speaks through (`--user-model`, `--user-base-url`)."""
+
+    model: str
+    base_url: str
+    api_key_env: str = "ENDSTATE_USER_API_KEY"
+    temperature: float = 0.0
+
+    def identity(self) -> dict[str, Any]:
+        """What the manifest pins about the user (no secrets)."""
+        return {
+            "kind": "llm",
+            "model": self.model,
+            "base_url": self.base_url,
+            "temperature": self.temperature,
+            "prompt_version": PROMPT_VERSION,
+            "constraints": list(CONSTRAINTS),
+        }
+
+
+SCRIPTED_IDENTITY = {"kind": "scripted", "constraints": list(CONSTRAINTS[:1])}
+
+
+def invented(reply: str, grounds: str) -> list[str]:
+    """Numbers, dates and times in `reply` that appear nowhere in `grounds`."""
+    known = set(_FACTLIKE.findall(grounds))
+    return [t for t in _FACTLIKE.findall(reply) if t not in known and t not in grounds]
+
+
+class LLMUser(ScriptedUser):
+    def __init__(self, conn: sqlite3.Connection, model: UserModel) -> None:
+        super().__init__(conn)
+        self.model = model
+
+    async def aexchange(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        turn = self.decide(tool, arguments)
+        if isinstance(turn, dict):
+            return turn
+        said, result = turn
+        grounds = " ".join(
+            [
+                str(self.script.get("facts", {})),
+                str(result.get("reply", "")),
+                str(self.script.get("goal", {})),
+            ]
+        )
+        decision = (
+            f"Your decision: {'approved' if result.get('approved') else 'not approved'}. "
+            f"What to convey: {result['reply']}"
+            if tool == "request_approval"
+            else f"Your facts: {self.script.get('facts', {})}"
+        )
+        try:
+            worded = await self._word(said, decision)
+        except Exception as exc:  # the endpoint failed: this turn is the script's, and says so
+            return self.record(
+                tool,
+                arguments,
+                said,
+                result | {"worded_by": f"script (model failed: {type(exc).__name__})"},
+            )
+        made_up = invented(worded, grounds)
+        if not worded:
+            why = "empty"
+        elif made_up:
+            why = f"stated {', '.join(made_up)}, which it was not given"
+        elif tool == "request_approval" and not result.get("approved") and _YES.search(worded):
+            why = "sounded like an approval it did not give"
+        else:
+            return self.record(
+                tool, arguments, said, result | {"reply": worded, "worded_by": "model"}
+            )
+        return self.record(
+            tool, arguments, said, result | {"worded_by": f"script (model reply refused: {why})"}
+        )
+
+    async def _word(self, said: str, decision: str) -> str:
+        key = os.environ.get(self.model.api_key_env) or os.environ.get("OPENAI_API_KEY")
+        async with AsyncOpenAI(
+            api_key=key or "endstate-local", base_url=self.model.base_url, timeout=60, max_retries=1
+        ) as client:
+            response = await client.chat.completions.create(
+                model=self.model.model,
+                temperature=self.model.temperature,
+                messages=[
+                    {"role": "system", "content": USER_PROMPT},
+                    {"role": "user", "content": f"{decision}\n\nThe assistant says: {said}"},
+                ],
+            )
+        content = response.choices[0].message.content if response.choices else None
+        return (content or "").strip()

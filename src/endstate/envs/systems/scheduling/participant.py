@@ -1,0 +1,33 @@
+"""Which simulated user answers an episode's agent: the scripted one, or one speaking through
+the chat model the run configured (`system_options["scheduling"]["user_model"]`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from endstate.envs.runtime import Runtime
+from endstate.envs.systems.scheduling.llm_user import SCRIPTED_IDENTITY, LLMUser, UserModel
+from endstate.envs.systems.scheduling.user import ScriptedUser
+
+SYSTEM = "scheduling"
+
+
+def user_model(options: dict[str, dict[str, Any]]) -> UserModel | None:
+    found = options.get(SYSTEM, {}).get("user_model")
+    return UserModel(**found) if found else None
+
+
+def user_identity(options: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """What the manifest pins about the simulated user."""
+    model = user_model(options)
+    return model.identity() if model is not None else dict(SCRIPTED_IDENTITY)
+
+
+async def user_turn(
+    rt: Runtime, conn: sqlite3.Connection, tool: str, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    model = user_model(rt.system_options)
+    if model is None:
+        return ScriptedUser(conn).exchange(tool, arguments)
+    return await LLMUser(conn, model).aexchange(tool, arguments)

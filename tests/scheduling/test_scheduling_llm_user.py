@@ -1,0 +1,101 @@
+"""The simulated user speaking through a chat model (the real OpenAI client, a local double of
+the API): it words replies, but never approves against its goal and never states a fact it
+was not given; its model is pinned in the run's manifest."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from endstate.agents.registry import make_agent
+from endstate.envs import EmbeddedSuite
+from endstate.envs.systems.scheduling.user import UNKNOWN_FACT
+from endstate.runs.session import RunOptions, execute
+from openai_double import Behaviour, ChatDouble
+
+CASES = Path(__file__).resolve().parents[1] / "fixtures" / "scheduling" / "cases"
+SETUP = {
+    "scheduling": {
+        "user": {
+            "patient_id": "SP0004",
+            "goal": {"action": "book", "slot_id": "SL-PR02-0304-1030"},
+            "facts": {"date of birth": "1956-03-08"},
+        }
+    }
+}
+
+
+@pytest.fixture(scope="module")
+def chat() -> Iterator[ChatDouble]:
+    double = ChatDouble().start()
+    yield double
+    double.stop()
+
+
+@pytest.fixture(scope="module")
+def talking_suite(
+    chat: ChatDouble, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[EmbeddedSuite]:
+    options = {"scheduling": {"user_model": {"model": "user-model", "base_url": chat.base_url}}}
+    running = EmbeddedSuite.start(cache_dir=tmp_path_factory.mktemp("t"), system_options=options)
+    yield running
+    running.stop()
+
+
+def test_the_model_words_replies_but_the_script_decides_and_the_facts_hold(
+    chat: ChatDouble, talking_suite: EmbeddedSuite
+) -> None:
+    info = talking_suite.open_episode(setup=SETUP)
+    web = httpx.Client(follow_redirects=True)
+    web.get(info.start_urls["scheduling"])
+    base = talking_suite.urls["scheduling"]
+
+    def call(tool: str, key: str | None = None, **arguments: Any) -> dict[str, Any]:
+        body = {"arguments": arguments, "idempotency_key": key}
+        found: dict[str, Any] = web.post(f"{base}/tools/{tool}", json=body).json()
+        return found
+
+    chat.queue(Behaviour(reply="My member ID is 88421."))
+    made_up = call("message_user", text="What is your insurance member ID?")
+    assert made_up["reply"] == UNKNOWN_FACT
+    assert made_up["worded_by"].startswith("script (model reply refused: stated 88421")
+    chat.queue(Behaviour(reply="Sure, it's 1956-03-08."))
+    known = call("message_user", text="What is your date of birth?")
+    assert (known["reply"], known["worded_by"]) == ("Sure, it's 1956-03-08.", "model")
+
+    for n, slot in enumerate(("SL-PR02-0304-0900", "SL-PR02-0304-1030"), 1):
+        call("hold_slot", f"h{n}", patient_id="SP0004", slot_id=slot)
+        call("propose", f"p{n}", patient_id="SP0004", action="book", slot_id=slot)
+    chat.queue(Behaviour(reply="Yes, go ahead and book it!"))  # for the slot it did not want
+    wrong = call("request_approval", proposal_id=1, revision=1, kind="booking")
+    assert wrong["approved"] is False and "sounded like an approval" in wrong["worded_by"]
+    chat.queue(Behaviour(reply="That one works for me, thanks."))
+    right = call("request_approval", proposal_id=2, revision=1, kind="booking")
+    assert right["approved"] is True and right["reply"] == "That one works for me, thanks."
+    state = talking_suite.state(info.id)["scheduling"]
+    approvals = [(p["id"], a["actor"]) for p in state["proposals"] for a in p["approvals"]]
+    assert approvals == [(2, "user")]
+    # The model was told the user's decision and facts, never asked to make the decision.
+    asked = chat.requests[-1]["messages"][-1]["content"]
+    assert asked.startswith("Your decision: approved.")
+    talking_suite.close_episode(info.id)
+
+
+def test_the_user_model_is_pinned_in_the_manifest(chat: ChatDouble, tmp_path: Path) -> None:
+    options = {"scheduling": {"user_model": {"model": "user-model", "base_url": chat.base_url}}}
+    opts = RunOptions(
+        corpus=CASES,
+        agent=make_agent("null", None),
+        agent_spec="null",
+        out=tmp_path / "runs",
+        system_options=options,
+    )
+    result = asyncio.run(execute(opts))
+    user = result.manifest.environment.details["simulated_user"]
+    assert (user["kind"], user["model"], user["base_url"]) == ("llm", "user-model", chat.base_url)
+    assert user["prompt_version"] and len(user["constraints"]) == 2
