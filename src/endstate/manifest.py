@@ -104,6 +104,24 @@ class RunLimits(BaseModel):
     time_limit: float
 
 
+class Overlap(BaseModel):
+    """One task of the run that a contamination register says the agent has seen."""
+
+    task_id: str
+    used_in: Literal["prompt", "demonstration", "training"]
+    where: str = ""
+    matched_by: Literal["case", "sha256"]
+
+
+class ContaminationPin(BaseModel):
+    """The contamination register a run was checked against, and what of the run it covers."""
+
+    path: str
+    name: str
+    sha256: str = Field(description="sha256 of the register file as the run read it.")
+    overlapping: list[Overlap] = Field(default_factory=list)
+
+
 class Manifest(BaseModel):
     """Everything pinned for one run, written before the first attempt and completed after."""
 
@@ -136,6 +154,11 @@ class Manifest(BaseModel):
     )
     gates: GatesPin | None = Field(
         default=None, description="Release gates declared before the first attempt (--gates)."
+    )
+    contamination: ContaminationPin | None = Field(
+        default=None,
+        description="The contamination register the run was checked against (--contamination) "
+        "and the scheduled tasks it names: scores there are not held-out evidence.",
     )
     disclosure: list[DisclosureItem] = Field(default_factory=list)
 

@@ -156,17 +156,7 @@ class LLMToolsAgent(InProcessAgent):
         steps: list[ActionRecord],
         tokens: TokenUsage,
     ) -> AgentOutcome:
-        offered: list[ChatCompletionToolParam] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": t["name"],
-                    "description": t["description"],
-                    "parameters": t["parameters"],
-                },
-            }
-            for t in await tools.tools()
-        ]
+        offered = [_as_function(t) for t in await tools.tools()]
         messages: list[ChatCompletionMessageParam] = [
             {"role": "system", "content": TOOLS_PROMPT},
             {"role": "user", "content": task_text(ctx)},
@@ -187,42 +177,22 @@ class LLMToolsAgent(InProcessAgent):
             calls = (message.tool_calls or []) if message else []
             if message is None or not calls:
                 text = message.content if message else None
-                return AgentOutcome(
-                    claim="done" if text else "error",
-                    final_message=text,
-                    error=None if text else "the model ended without a reply",
-                    steps=len(steps),
-                    actions=steps,
-                    tokens=tokens,
-                )
+                error = None if text else "the model ended without a reply"
+                return _ended("done" if text else "error", steps, tokens, text, error)
             messages.append(message.model_dump(exclude_none=True))  # type: ignore[arg-type]
             for call in calls:
                 at = round(asyncio.get_running_loop().time() - began, 3)
                 name = call.function.name  # type: ignore[union-attr]
-                try:
-                    arguments = json.loads(call.function.arguments or "{}")  # type: ignore[union-attr]
-                except json.JSONDecodeError as exc:
-                    arguments = None
-                    answer: dict[str, Any] = {
-                        "status": "refused",
-                        "code": "bad_arguments",
-                        "message": f"arguments are not JSON: {exc.msg}",
-                    }
-                if isinstance(arguments, dict) and name == "finish":
+                arguments, answer = _arguments(call.function.arguments)  # type: ignore[union-attr]
+                if arguments is not None and name == "finish":
                     steps.append(
                         ActionRecord(step=len(steps) + 1, action={"type": "finish"}, ok=True, at=at)
                     )
                     claim: AgentClaim = (
                         "gave_up" if arguments.get("outcome") == "gave_up" else "done"
                     )
-                    return AgentOutcome(
-                        claim=claim,
-                        final_message=str(arguments.get("message", "")),
-                        steps=len(steps),
-                        actions=steps,
-                        tokens=tokens,
-                    )
-                if isinstance(arguments, dict):
+                    return _ended(claim, steps, tokens, str(arguments.get("message", "")))
+                if arguments is not None:
                     key = arguments.pop("idempotency_key", None)
                     answer = await tools.call(
                         name, arguments, key if isinstance(key, str) else None
@@ -239,10 +209,48 @@ class LLMToolsAgent(InProcessAgent):
                 messages.append(
                     {"role": "tool", "tool_call_id": call.id, "content": json.dumps(answer)}
                 )
-        return AgentOutcome(
-            claim="step_limit",
-            error=f"step limit {limit} reached",
-            steps=len(steps),
-            actions=steps,
-            tokens=tokens,
-        )
+        return _ended("step_limit", steps, tokens, error=f"step limit {limit} reached")
+
+
+def _as_function(tool: dict[str, Any]) -> ChatCompletionToolParam:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool["name"],
+            "description": tool["description"],
+            "parameters": tool["parameters"],
+        },
+    }
+
+
+def _arguments(raw: str | None) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The call's arguments, or None and the refusal the model is shown."""
+    try:
+        found = json.loads(raw or "{}")
+    except json.JSONDecodeError as exc:
+        found = exc.msg
+    if isinstance(found, dict):
+        return found, {}
+    why = found if isinstance(found, str) else "not an object"
+    return None, {
+        "status": "refused",
+        "code": "bad_arguments",
+        "message": f"arguments are not a JSON object ({why})",
+    }
+
+
+def _ended(
+    claim: AgentClaim,
+    steps: list[ActionRecord],
+    tokens: TokenUsage,
+    message: str | None = None,
+    error: str | None = None,
+) -> AgentOutcome:
+    return AgentOutcome(
+        claim=claim,
+        final_message=message,
+        error=error,
+        steps=len(steps),
+        actions=steps,
+        tokens=tokens,
+    )

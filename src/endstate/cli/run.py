@@ -28,6 +28,7 @@ from endstate.cli.run_options import (
     AgentSpec,
     AllowAgentWritableState,
     Attempts,
+    Contamination,
     Corpus,
     EnvName,
     Gates,
@@ -88,6 +89,7 @@ def run(
     judge_rejudge: JudgeRejudge = 0,
     judge_keep_trying: JudgeKeepTrying = False,
     gates: Gates = None,
+    contamination: Contamination = None,
     user_model: UserModelName = None,
     user_base_url: UserBaseUrl = None,
 ) -> None:
@@ -134,6 +136,7 @@ def run(
     bar = RunProgress(console=err)
     where: list[Path] = []
     options = _run_options(s, out, resume, pin, judge, gates, bar, where)
+    options.contamination = contamination
     result = _execute(options, bar, where)
     sys.stdout.write(result.report)
     sys.stdout.write(f"\nrun directory: {result.store.root}\n")

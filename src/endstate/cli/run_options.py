@@ -101,6 +101,15 @@ RunJudgeBaseUrl = Annotated[
 RunJudgeK = Annotated[
     int | None, typer.Option("--judge-k", min=1, help="Judge calls per check (default 3).")
 ]
+Contamination = Annotated[
+    Path | None,
+    typer.Option(
+        "--contamination",
+        metavar="FILE",
+        help="A contamination register (YAML): cases the agent has seen in prompts, "
+        "demonstrations or training. Overlaps are pinned and named in the report.",
+    ),
+]
 Gates = Annotated[
     Path | None,
     typer.Option(

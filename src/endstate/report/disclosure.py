@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from endstate.build import BuildInfo
+from endstate.corpus.contamination import describe
 from endstate.corpus.loader import Corpus
 from endstate.manifest import DisclosureItem, Isolation, Manifest
 from endstate.records import NOT_RECORDED, JudgeIdentity, TaskRecord
@@ -311,6 +312,7 @@ def _run_pin(manifest: Manifest) -> str:
         f"{corpus.name} ({n} task{'s' if n != 1 else ''} scheduled), "
         f"tree sha256 {corpus.tree_hash[:16]}…; "
         + ("vendored, lock verified" if corpus.vendored else "not vendored: no lock file")
+        + (f"; {describe(manifest.contamination, n)}" if manifest.contamination else "")
     )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from endstate import firewall
 from endstate.agents.base import Agent, RunResources
 from endstate.build import build_info
+from endstate.corpus.contamination import pin_register
 from endstate.corpus.loader import Corpus, load_corpus
 from endstate.corpus.model import Task
 from endstate.errors import EndstateError
@@ -76,6 +77,7 @@ class RunOptions:
     extra: dict[str, str] = field(default_factory=dict)
     gates: GatesPin | None = None  # declared before the first attempt, pinned in the manifest
     system_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    contamination: Path | None = None  # a contamination register to check the tasks against
 
 
 @dataclass
@@ -213,6 +215,9 @@ def _manifest(
         },
         selection=opts.tasks,
         gates=opts.gates,
+        contamination=(
+            pin_register(opts.contamination, corpus, task_ids) if opts.contamination else None
+        ),
         build=build_info(),
         agent=AgentPin(
             spec=opts.agent_spec,
