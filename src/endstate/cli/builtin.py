@@ -13,14 +13,13 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from endstate.builtin import BUILTIN_COUNT, BUILTIN_SEED, named_corpus
 from endstate.builtin.errands import ERRANDS_COUNT, ERRANDS_SEED
 from endstate.builtin.errands.generator import generate_errand_corpus
 from endstate.builtin.generator import generate_corpus
 from endstate.builtin.validation import TaskValidation, validate_tasks
-from endstate.cli.console import err
+from endstate.cli.console import err, mark, print_reasons
 from endstate.cli.scheduling import validate_case_tasks
 from endstate.corpus import scheduling_cases
 from endstate.corpus.loader import load_corpus
@@ -83,10 +82,6 @@ def errands_cmd(
     )
 
 
-def _mark(ok: bool, yes: str = "yes", no: str = "NO") -> Text:
-    return Text(yes, style="green") if ok else Text(no, style="red")
-
-
 def _table(results: list[TaskValidation]) -> Table:
     table = Table(title="Validation", title_justify="left")
     for col in ("task", "template", "tier", "ref", "null", "mutants", "can fail", "result"):
@@ -96,12 +91,12 @@ def _table(results: list[TaskValidation]) -> Table:
             v.task_id,
             v.template_id,
             v.tier,
-            _mark(v.solvable),
-            _mark(v.discriminating, "fails", "PASSES"),
+            mark(v.solvable),
+            mark(v.discriminating, "fails", "PASSES"),
             f"{v.caught}/{len(v.mutations)}"
             + (f" +{len(v.not_replayed)}" if v.not_replayed else ""),
             f"{len(v.exercised)}/{v.checks}",
-            _mark(v.ok, "ok", "FAIL"),
+            mark(v.ok, "ok", "FAIL"),
         )
     return table
 
@@ -165,9 +160,7 @@ def validate_cmd(
     results = asyncio.run(validate_tasks(chosen, workers, progress, replay))
     out.print(_table(results))
     failed = [v for v in results if not v.ok]
-    for v in failed:
-        for reason in v.reasons():
-            out.print(Text.assemble((v.task_id, "red"), f": {reason}"), soft_wrap=True)
+    print_reasons(out, [(v.task_id, v.reasons()) for v in failed])
     total_m = sum(len(v.mutations) for v in results)
     skipped = sum(len(v.not_replayed) for v in results)
     caught = sum(v.caught for v in results)

@@ -11,7 +11,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from endstate.builtin import named_corpus
 from endstate.builtin.scheduling.generator import (
@@ -20,17 +19,13 @@ from endstate.builtin.scheduling.generator import (
     generate_scheduling_corpus,
 )
 from endstate.builtin.scheduling.validation import CaseValidation, validate_cases
-from endstate.cli.console import err
+from endstate.cli.console import err, mark, print_reasons
 from endstate.corpus import scheduling_cases
 from endstate.corpus.loader import load_corpus
 from endstate.corpus.model import Task
 from endstate.errors import EndstateError
 
 scheduling_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None)
-
-
-def _mark(ok: bool, yes: str = "yes", no: str = "NO") -> Text:
-    return Text(yes, style="green") if ok else Text(no, style="red")
 
 
 def case_table(results: list[CaseValidation]) -> Table:
@@ -42,10 +37,10 @@ def case_table(results: list[CaseValidation]) -> Table:
         table.add_row(
             v.task_id,
             v.family,
-            _mark(r is not None and r.error is None and not r.failed, "meets", "MISSES"),
-            _mark(n is not None and n.error is None and bool(n.failed), "fails", "PASSES"),
+            mark(r is not None and r.error is None and not r.failed, "meets", "MISSES"),
+            mark(n is not None and n.error is None and bool(n.failed), "fails", "PASSES"),
             f"{len(v.violations) - len(v.uncaught())}/{len(v.violations)}",
-            _mark(v.ok, "ok", "FAIL"),
+            mark(v.ok, "ok", "FAIL"),
         )
     return table
 
@@ -67,9 +62,7 @@ def validate_case_tasks(tasks: list[Task], workers: int, printer: Console) -> bo
     results = asyncio.run(validate_cases(tasks, workers, progress))
     printer.print(case_table(results))
     failed = [v for v in results if not v.ok]
-    for v in failed:
-        for reason in v.reasons():
-            printer.print(Text.assemble((v.task_id, "red"), f": {reason}"), soft_wrap=True)
+    print_reasons(printer, [(v.task_id, v.reasons()) for v in failed])
     forbidden = sum(len(v.violations) for v in results)
     caught = forbidden - sum(len(v.uncaught()) for v in results)
     null_fails = sum(1 for v in results if v.null and v.null.failed)
