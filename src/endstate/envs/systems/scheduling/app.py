@@ -14,7 +14,7 @@ from starlette.routing import Mount, Route
 
 from endstate.envs.database import EpisodeClosed
 from endstate.envs.descriptors import DescriptorsExhausted
-from endstate.envs.systems.scheduling.mcp_server import MCPEndpoint, session_id
+from endstate.envs.systems.scheduling.binding import MCPEndpoint, session_id
 from endstate.envs.systems.scheduling.participant import user_turn
 from endstate.envs.systems.scheduling.service import SchedulingService
 from endstate.envs.systems.scheduling.tools import TOOL_NAMES, TOOLS, USER_TOOLS

@@ -11,56 +11,18 @@ endpoint, prompt version and these constraints are pinned in the run's manifest.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import sqlite3
-from dataclasses import dataclass
 from typing import Any
 
 from openai import AsyncOpenAI
 
 from endstate.envs.systems.scheduling.user import ScriptedUser
+from endstate.envs.systems.scheduling.user_model import USER_PROMPT, UserModel
 
-USER_PROMPT = """\
-You are a patient (or their coordinator) talking with a scheduling assistant. Stay in
-character and answer in one or two short sentences. You know only the facts listed below:
-if you are asked anything else, say you do not know; never make up a number, date, time,
-name or identifier. When you are shown a proposal, your decision is already made and is
-given to you: say it in your own words, and keep any correction exactly as written.
-"""
-CONSTRAINTS = (
-    "approvals are decided by the scripted rule (its goal), never by the model",
-    "a reply stating a number, date or time the user was not given is replaced by the "
-    "scripted reply",
-)
-PROMPT_VERSION = hashlib.sha256((USER_PROMPT + "".join(CONSTRAINTS)).encode()).hexdigest()[:16]
 _FACTLIKE = re.compile(r"\d[\d:/.\-]*\d|\d")
 _YES = re.compile(r"\b(yes|go ahead|approve[ds]?|sounds good|book it)\b", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class UserModel:
-    """The chat model a simulated user speaks through (`--user-model`, `--user-base-url`)."""
-
-    model: str
-    base_url: str
-    api_key_env: str = "ENDSTATE_USER_API_KEY"
-    temperature: float = 0.0
-
-    def identity(self) -> dict[str, Any]:
-        """What the manifest pins about the user (no secrets)."""
-        return {
-            "kind": "llm",
-            "model": self.model,
-            "base_url": self.base_url,
-            "temperature": self.temperature,
-            "prompt_version": PROMPT_VERSION,
-            "constraints": list(CONSTRAINTS),
-        }
-
-
-SCRIPTED_IDENTITY = {"kind": "scripted", "constraints": list(CONSTRAINTS[:1])}
 
 
 def invented(reply: str, grounds: str) -> list[str]:

@@ -1,18 +1,14 @@
 """The scheduling tools over the Model Context Protocol (the `mcp` SDK, streamable HTTP at
 `/mcp`), so any MCP client can act: the same tools, the same service, the same trace.
 
-A client is bound to its episode like any other: by the session cookie the start URL set,
-or by `Authorization: Bearer <session>` (the session is in `GET /` once bound). The SDK's
-session manager needs a running task group; the suite's servers run without a lifespan, so
-it is started on the first MCP request and lives as long as the server's event loop.
+Imported on the first MCP request only (binding.MCPEndpoint): the SDK takes seconds to
+import, which every CLI start and every episode server would otherwise pay.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import weakref
-from dataclasses import dataclass
 from typing import Any
 
 from mcp import types
@@ -20,24 +16,16 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
-from starlette.types import Receive, Scope, Send
 
 from endstate.envs.database import EpisodeClosed
 from endstate.envs.descriptors import DescriptorsExhausted
+from endstate.envs.systems.scheduling.binding import session_id
 from endstate.envs.systems.scheduling.participant import user_turn
 from endstate.envs.systems.scheduling.service import SchedulingService
 from endstate.envs.systems.scheduling.tools import TOOLS, USER_TOOLS
-from endstate.envs.web import cookie_name, runtime_of
+from endstate.envs.web import runtime_of
 
 SYSTEM = "scheduling"
-
-
-def session_id(request: Request) -> str | None:
-    """The episode session a request carries: its cookie, or a bearer header."""
-    scheme, _, value = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and value:
-        return value
-    return request.cookies.get(cookie_name(SYSTEM))
 
 
 def _tools() -> list[types.Tool]:
@@ -95,7 +83,7 @@ async def _call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Cal
         return _answer({"status": "refused", "code": "busy", "message": "try again"})
 
 
-def _manager() -> StreamableHTTPSessionManager:
+def manager() -> StreamableHTTPSessionManager:
     server: Server[Any] = Server(
         "endstate-scheduling", on_list_tools=_list_tools, on_call_tool=_call_tool
     )
@@ -111,33 +99,8 @@ def _manager() -> StreamableHTTPSessionManager:
     )
 
 
-@dataclass
-class _Running:
-    manager: StreamableHTTPSessionManager
-    ready: asyncio.Event
-    task: asyncio.Task[None] | None = None  # kept: a task nobody references can be collected
-
-
-class MCPEndpoint:
-    """The ASGI app mounted at `/mcp`: a stateless, JSON-answering MCP server. One session
-    manager per event loop: each running suite serves from its own loop."""
-
-    def __init__(self) -> None:
-        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Running] = (
-            weakref.WeakKeyDictionary()
-        )
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        loop = asyncio.get_running_loop()
-        found = self._by_loop.get(loop)
-        if found is None:
-            found = self._by_loop[loop] = _Running(_manager(), asyncio.Event())
-            found.task = loop.create_task(_keep_running(found.manager, found.ready))
-        await found.ready.wait()
-        await found.manager.handle_request(scope, receive, send)
-
-
-async def _keep_running(manager: StreamableHTTPSessionManager, ready: asyncio.Event) -> None:
+async def keep_running(manager: StreamableHTTPSessionManager, ready: asyncio.Event) -> None:
+    """Run the session manager's task group until the server's loop ends."""
     async with manager.run():
         ready.set()
-        await asyncio.Event().wait()  # until the server's loop ends
+        await asyncio.Event().wait()

@@ -7,8 +7,8 @@ import sqlite3
 from typing import Any
 
 from endstate.envs.runtime import Runtime
-from endstate.envs.systems.scheduling.llm_user import SCRIPTED_IDENTITY, LLMUser, UserModel
 from endstate.envs.systems.scheduling.user import ScriptedUser
+from endstate.envs.systems.scheduling.user_model import SCRIPTED_IDENTITY, UserModel
 
 SYSTEM = "scheduling"
 
@@ -30,4 +30,6 @@ async def user_turn(
     model = user_model(rt.system_options)
     if model is None:
         return ScriptedUser(conn).exchange(tool, arguments)
+    from endstate.envs.systems.scheduling.llm_user import LLMUser  # the client, when used
+
     return await LLMUser(conn, model).aexchange(tool, arguments)
