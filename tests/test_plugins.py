@@ -59,7 +59,10 @@ def test_a_plugged_in_agent_runs_in_a_plugged_in_environment(tmp_path: Path) -> 
 def test_the_plugged_in_kinds_are_listed_where_a_spec_is_wrong(tmp_path: Path) -> None:
     proc = _endstate("run", "--agent", "nope", cwd=tmp_path)
     assert proc.returncode == 1
-    assert "expected null, replay:FILE|DIR, command:CMD, llm:MODEL, toy:ANSWER" in proc.stderr
+    assert (
+        "expected null, replay:FILE|DIR, tools-replay:DIR, llm-tools:MODEL, command:CMD, "
+        "llm:MODEL, toy:ANSWER"
+    ) in proc.stderr
     proc = _endstate("run", "--env", "nope", "--agent", "null", cwd=tmp_path)
     assert "unknown environment (expected embedded, hab, toy)" in proc.stderr
 
