@@ -37,12 +37,3 @@ def portal_build(portals_source: Path, hab_cache: Path) -> PortalBuild:
             pytest.fail(f"{', '.join(missing)} not on PATH (${REQUIRE_SHARED} is set)")
         pytest.skip(f"{', '.join(missing)} not on PATH: the portals cannot be built")
     return build_portals(portals_source, hab_cache)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under `pytest -n`, every test of the benchmark's portals runs on one worker: they share
-    one build (a session fixture), which two workers would each make."""
-    here = Path(__file__).parent
-    for item in items:
-        if here in Path(str(item.path)).parents:
-            item.add_marker(pytest.mark.xdist_group("hab-portals"))
