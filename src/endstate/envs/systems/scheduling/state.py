@@ -108,6 +108,11 @@ def scheduling_state(world: World, episode: Episode, events: list[dict[str, Any]
     proposals = _proposals(episode)
     script = episode.db.row("SELECT value FROM sc_settings WHERE key = 'user'")
     user: dict[str, Any] = json.loads(script[0]) if script is not None else {}
+    communications = _rows(
+        episode,
+        "SELECT id, patient_id, proposal_id, revision, channel, body, approval_id "
+        "FROM sc_communications ORDER BY id",
+    )
     conversation = _rows(episode, "SELECT speaker, text, at FROM sc_conversation ORDER BY id")
     booked_there: dict[tuple[str, str], int] = {}
     for b in external:
@@ -117,11 +122,7 @@ def scheduling_state(world: World, episode: Episode, events: list[dict[str, Any]
     return {
         "appointments": appointments,
         "proposals": proposals,
-        "communications": _rows(
-            episode,
-            "SELECT id, patient_id, proposal_id, revision, channel, body, approval_id "
-            "FROM sc_communications ORDER BY id",
-        ),
+        "communications": communications,
         "holds": _rows(
             episode,
             "SELECT id, slot_id, patient_id, lease_expires_at, status FROM sc_holds ORDER BY id",
@@ -144,7 +145,7 @@ def scheduling_state(world: World, episode: Episode, events: list[dict[str, Any]
             "clarifications": sum(
                 r["actor"] == "agent" and r["tool"] == "message_user" for r in requests
             ),
-            "communications_sent": len(episode.db.rows("SELECT id FROM sc_communications")),
+            "communications_sent": len(communications),
             "agent_writes": sum(
                 r["actor"] == "agent" and r["tool"] in WRITE_TOOLS for r in requests
             ),
