@@ -25,6 +25,7 @@ from endstate.agents.base import (
     InProcessAgent,
     TokenUsage,
 )
+from endstate.agents.llm import DUMMY_KEY
 from endstate.agents.replay import time_budget
 from endstate.agents.tool_client import ToolClient
 
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
     from playwright.async_api import Page
 
-DUMMY_KEY = "endstate-local"
 TOOLS_PROMPT = """\
 You are a scheduling assistant for a medical practice. You act only through the tools you are
 given, on behalf of the patient or coordinator described in the task, who answers through
