@@ -1,7 +1,10 @@
 """The one place that launches Chromium: one browser process, a fresh context per attempt.
 
-Debian's /usr/bin/chromium is preferred where it exists (no download, distribution-patched);
-otherwise Playwright's own bundled Chromium is used.
+Debian's Chromium is preferred where it exists (no download, distribution-patched);
+otherwise Playwright's own bundled Chromium is used. Headless, the harness uses Chromium's
+headless shell where it is installed (Debian's `chromium-headless-shell`, the build
+Playwright itself runs headless): the same Blink, without the browser UI a full Chromium
+sets up for every context, so an attempt's fresh context costs a fraction as much.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from playwright.async_api import async_playwright
 from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
 
 SYSTEM_CHROMIUM = Path("/usr/bin/chromium")
+SYSTEM_HEADLESS_SHELL = Path("/usr/bin/chromium-headless-shell")
 CHROMIUM_ARGS: tuple[str, ...] = (
     "--no-sandbox",
     "--disable-gpu",
@@ -31,13 +35,26 @@ CHROMIUM_ARGS: tuple[str, ...] = (
 EXECUTABLE_ENV = "ENDSTATE_CHROMIUM"
 
 
-def chromium_executable() -> Path | None:
-    """$ENDSTATE_CHROMIUM, else /usr/bin/chromium, else None (Playwright's bundled build)."""
+def chromium_executable(*, headless_shell: bool = False) -> Path | None:
+    """$ENDSTATE_CHROMIUM, else (when asked and installed) the headless shell, else
+    /usr/bin/chromium, else None (Playwright's bundled build)."""
     override = os.environ.get(EXECUTABLE_ENV)
     if override:
         found = shutil.which(override) or override
         return Path(found)
+    if headless_shell and SYSTEM_HEADLESS_SHELL.exists():
+        return SYSTEM_HEADLESS_SHELL
     return SYSTEM_CHROMIUM if SYSTEM_CHROMIUM.exists() else None
+
+
+def launch_options(headless: bool, extra_args: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Playwright launch options for the harness's own browser (never an agent's)."""
+    executable = chromium_executable(headless_shell=headless)
+    return {
+        "headless": headless,
+        "executable_path": str(executable) if executable else None,
+        "args": [*CHROMIUM_ARGS, *extra_args],
+    }
 
 
 class BrowserHost:
@@ -45,18 +62,14 @@ class BrowserHost:
 
     def __init__(self, *, headless: bool = True) -> None:
         self._playwright: Playwright | None = sync_playwright().start()
-        executable = chromium_executable()
+        options = launch_options(headless)
         try:
-            self.browser: Browser = self._playwright.chromium.launch(
-                headless=headless,
-                executable_path=str(executable) if executable else None,
-                args=list(CHROMIUM_ARGS),
-            )
+            self.browser: Browser = self._playwright.chromium.launch(**options)
         except Exception:
             self._playwright.stop()
             self._playwright = None
             raise
-        self.executable = str(executable) if executable else "playwright-bundled"
+        self.executable = options["executable_path"] or "playwright-bundled"
 
     @property
     def version(self) -> str:
@@ -105,16 +118,11 @@ async def async_browser(
     With `cdp_port`, Chromium also listens for DevTools on loopback so an external agent can
     drive it (`http://127.0.0.1:PORT`).
     """
-    executable = chromium_executable()
-    args = list(CHROMIUM_ARGS)
+    extra: tuple[str, ...] = ()
     if cdp_port is not None:
-        args += [f"--remote-debugging-port={cdp_port}", "--remote-debugging-address=127.0.0.1"]
+        extra = (f"--remote-debugging-port={cdp_port}", "--remote-debugging-address=127.0.0.1")
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(
-            headless=headless,
-            executable_path=str(executable) if executable else None,
-            args=args,
-        )
+        browser = await pw.chromium.launch(**launch_options(headless, extra))
         try:
             yield browser
         finally:

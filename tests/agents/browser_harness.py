@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from playwright.async_api import Browser as PWBrowser
 from playwright.async_api import Page, Playwright, async_playwright
 
-from endstate.browser import CHROMIUM_ARGS, chromium_executable
+from endstate.browser import launch_options
 
 T = TypeVar("T")
 
@@ -35,11 +35,7 @@ class Browser:
 
     async def _start(self) -> None:
         self.playwright = await async_playwright().start()
-        found = chromium_executable()
-        executable = str(found) if found else None
-        self.browser = await self.playwright.chromium.launch(
-            executable_path=executable, args=list(CHROMIUM_ARGS), headless=True
-        )
+        self.browser = await self.playwright.chromium.launch(**launch_options(True))
 
     def run(self, fn: Callable[[Page], Awaitable[T]], url: str | None = None) -> T:
         async def go() -> T:

@@ -60,14 +60,9 @@ class SharedBrowser:
 
 
 async def _launch(playwright: Playwright, headless: bool) -> Browser:
-    from endstate.browser import CHROMIUM_ARGS, chromium_executable
+    from endstate.browser import launch_options
 
-    executable = chromium_executable()
-    return await playwright.chromium.launch(
-        headless=headless,
-        executable_path=str(executable) if executable else None,
-        args=list(CHROMIUM_ARGS),
-    )
+    return await playwright.chromium.launch(**launch_options(headless))
 
 
 @asynccontextmanager
