@@ -17,7 +17,7 @@ from endstate.corpus.lock import LOCK_NAME
 
 runner = CliRunner()
 # One easy, one cross-system and one blocker task, from a seed the built-in corpus does not use.
-SMALL = ("pa.easy.auth-on-file", "pa.medium.fax-request", "dn.hard.appeal-window-closed")
+SMALL = ("pa.easy.auth-on-file", "pa.medium.fax-request", "dn.hard.governing-deadline")
 
 
 def _small(tmp_path: Path) -> Path:

@@ -53,6 +53,7 @@ class Attempt:
     ungraded: list[int] = field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+    score: float | None = None  # share of the deterministic points earned (None: not scored)
 
     @property
     def fails_a_check(self) -> bool:
@@ -151,6 +152,16 @@ def _verdicts(record: TaskRecord) -> tuple[list[int], list[int]]:
     return failed, ungraded
 
 
+def _scored(label: str, played: PlayResult | None, record: TaskRecord) -> Attempt:
+    """An attempt's verdicts and its share of the deterministic points (rubric checks need a
+    judge, so they count in neither the earned points nor the total)."""
+    failed, ungraded = _verdicts(record)
+    graded = [v for v in record.checks if v.type != "llm_judge"]
+    total = sum(v.points for v in graded)
+    earned = sum(v.points for v in graded if v.outcome == "pass")
+    return Attempt(label, played, failed, ungraded, score=earned / total if total else None)
+
+
 def _drop_only(edits: Sequence[dict[str, Any]]) -> int | None:
     if len(edits) == 1 and edits[0].get("op") == "drop":
         return int(edits[0]["at"])
@@ -215,8 +226,7 @@ class Validator:
                 ended["state"] = state
             answer = played.message if played is not None else None
             record = score_task(task, state, label, final_message=answer)
-            failed, ungraded = _verdicts(record)
-            result = Attempt(label, played, failed, ungraded)
+            result = _scored(label, played, record)
         except Exception as exc:
             result = Attempt(label, None, error=f"{type(exc).__name__}: {exc}")
         finally:
@@ -253,8 +263,7 @@ class Validator:
         ends with the reference's answer, as its trajectory does)."""
         if state is None:
             return Attempt(label, None, error="the reference never reached this step")
-        failed, ungraded = _verdicts(score_task(task, state, label, final_message=answer))
-        return Attempt(label, None, failed, ungraded)
+        return _scored(label, None, score_task(task, state, label, final_message=answer))
 
     async def validate(
         self, tasks: Sequence[Task], on_done: Progress | None = None

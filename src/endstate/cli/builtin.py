@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from endstate.builtin import BUILTIN_COUNT, BUILTIN_SEED, named_corpus
+from endstate.builtin.discrimination import by_template
 from endstate.builtin.errands import ERRANDS_COUNT, ERRANDS_SEED
 from endstate.builtin.errands.generator import generate_errand_corpus
 from endstate.builtin.generator import generate_corpus
@@ -80,6 +81,32 @@ def errands_cmd(
         f"run them with: endstate run --corpus {out_dir} --world-seed {seed} ...",
         highlight=False,
     )
+
+
+def _share(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def _discrimination_table(results: list[TaskValidation]) -> Table:
+    """Per template: the reference's and the null attempt's share of the deterministic points,
+    and how many mutants were caught."""
+    table = Table(title="Discrimination by template", title_justify="left")
+    for col in ("template", "tier", "tasks", "ref score", "null score", "gap", "mutants caught",
+                "checks exercised"):  # fmt: skip
+        table.add_column(col, justify="left" if col == "template" else "right")
+    for row in by_template(results):
+        table.add_row(
+            row.template_id,
+            row.tier,
+            str(row.tasks),
+            _share(row.reference_score),
+            _share(row.null_score),
+            _share(row.gap),
+            f"{row.caught}/{row.mutants}"
+            + (f" +{row.not_replayed} not replayed" if row.not_replayed else ""),
+            f"{row.exercised}/{row.checks}",
+        )
+    return table
 
 
 def _table(results: list[TaskValidation]) -> Table:
@@ -159,6 +186,7 @@ def validate_cmd(
     replay = None if replay_sample is None else _first_of_each_template(chosen, replay_sample)
     results = asyncio.run(validate_tasks(chosen, workers, progress, replay))
     out.print(_table(results))
+    out.print(_discrimination_table(results))
     failed = [v for v in results if not v.ok]
     print_reasons(out, [(v.task_id, v.reasons()) for v in failed])
     total_m = sum(len(v.mutations) for v in results)
@@ -207,6 +235,8 @@ def _dump(v: TaskValidation) -> dict[str, object]:
         "ok": v.ok,
         "solvable": v.solvable,
         "discriminating": v.discriminating,
+        "reference_score": v.reference.score if v.reference else None,
+        "null_score": v.null.score if v.null else None,
         "mutations": {m.id: m.caught for m in v.mutations},
         "checks_that_can_fail": sorted(v.exercised),
         "reasons": v.reasons(),

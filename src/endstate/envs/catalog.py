@@ -144,7 +144,7 @@ CARCS: tuple[Carc, ...] = (
     Carc(
         "CO", "22", "Care may be covered by another payer per coordination of benefits", ("MA04",)
     ),
-    Carc("CO", "27", "Expenses incurred after coverage terminated", ("N30",)),
+    Carc("PR", "27", "Expenses incurred after coverage terminated", ("N30",)),
     Carc("CO", "96", "Non-covered charge", ("N130", "M67")),
     Carc("PR", "1", "Deductible amount", ()),
     Carc("CO", "11", "Diagnosis inconsistent with the procedure", ("M76",)),
@@ -229,7 +229,7 @@ DISPOSITIONS: tuple[tuple[str, str], ...] = (
     ("appeal", "Appeal"),
     ("corrected-claim", "Submit corrected claim"),
     ("reconsideration", "Request reconsideration"),
-    ("bill-secondary", "Bill secondary payer"),
+    ("bill-secondary", "Bill other coverage"),
     ("bill-patient", "Transfer to patient responsibility"),
     ("write-off", "Write off"),
 )

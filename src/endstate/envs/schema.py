@@ -15,7 +15,7 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE plans (
   id TEXT PRIMARY KEY, payer TEXT, name TEXT, kind TEXT, portal TEXT, portal_username TEXT,
   portal_password TEXT, fax TEXT, phone TEXT, member_prefix TEXT, appeal_window_days INTEGER,
-  delegated_to TEXT);
+  timely_filing_days INTEGER, delegated_to TEXT);
 CREATE TABLE patients (
   mrn TEXT PRIMARY KEY, first TEXT, last TEXT, sex TEXT, dob TEXT, phone TEXT, address TEXT);
 CREATE TABLE coverages (
@@ -36,8 +36,10 @@ CREATE TABLE referral_services (
   PRIMARY KEY (referral_id, seq));
 CREATE TABLE denials (
   claim_id TEXT PRIMARY KEY, mrn TEXT, coverage_id TEXT, plan_id TEXT, provider_npi TEXT,
-  service_date TEXT, submitted TEXT, denied TEXT, appeal_deadline TEXT, billed REAL, paid REAL,
-  patient_responsibility REAL, eft_trace TEXT, delegated_to TEXT, history TEXT, notes TEXT,
+  service_date TEXT, submitted TEXT, denied TEXT, appeal_deadline TEXT,
+  timely_filing_deadline TEXT, billed REAL, paid REAL,
+  patient_responsibility REAL, eft_trace TEXT, delegated_to TEXT, diagnoses TEXT, history TEXT,
+  notes TEXT,
   worklist_status TEXT NOT NULL DEFAULT 'open', disposition TEXT);
 CREATE TABLE denial_lines (
   claim_id TEXT, line INTEGER, cpt TEXT, modifier TEXT, units INTEGER, billed REAL,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import astuple
+from dataclasses import asdict, astuple
 from typing import Any
 
 from endstate.envs.world import World
@@ -43,8 +43,10 @@ def _referral_services(w: World) -> Rows:
 def _denials(w: World) -> Rows:
     return [
         (d.claim_id, d.mrn, d.coverage_id, d.plan_id, d.provider_npi, d.service_date,
-         d.submitted, d.denied, d.appeal_deadline, d.billed, d.paid, d.patient_responsibility,
-         d.eft_trace, d.delegated_to, json.dumps(d.history), json.dumps(d.notes), "open", None)
+         d.submitted, d.denied, d.appeal_deadline, d.timely_filing_deadline, d.billed, d.paid,
+         d.patient_responsibility,
+         d.eft_trace, d.delegated_to, json.dumps([asdict(x) for x in d.diagnoses]),
+         json.dumps(d.history), json.dumps(d.notes), "open", None)
         for d in w.denials
     ]  # fmt: skip
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from endstate.envs import catalog
 from endstate.envs.systems.ehr import controls as ehr
 from endstate.envs.systems.fax import controls as fax
 from endstate.envs.systems.payer_a import controls as payer_a
@@ -36,14 +37,7 @@ from endstate.envs.world import (
 # Note category labels as the EHR's category control shows them.
 DETERMINATION = "Authorization determination"
 FOLLOW_UP = "Authorization follow-up"
-DISPOSITION_LABELS = {
-    "appeal": "Appeal",
-    "corrected-claim": "Submit corrected claim",
-    "reconsideration": "Request reconsideration",
-    "bill-secondary": "Bill secondary payer",
-    "bill-patient": "Transfer to patient responsibility",
-    "write-off": "Write off",
-}
+DISPOSITION_LABELS = dict(catalog.DISPOSITIONS)  # as the EHR's disposition control shows them
 NO_VALUE = "#none#"  # a fallback no note can contain by accident
 
 

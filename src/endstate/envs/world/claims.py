@@ -6,9 +6,40 @@ from datetime import date, timedelta
 
 from endstate.envs import catalog
 from endstate.envs.catalog import DEPARTMENTS, Carc, Department
+from endstate.envs.world.claim_docs import claim_diagnoses, file_claim_documents
 from endstate.envs.world.gen_base import GenBase
-from endstate.envs.world.model import Denial, DenialLine, DmeOrder
+from endstate.envs.world.model import Coverage, Denial, DenialLine, DmeOrder, Plan
 from endstate.envs.world.texts import _dme_text, _service
+
+DENIAL_COUNT = 48
+# Reasons in roughly the proportions a billing office sees them: medical necessity and
+# missing authorization lead; every reason the catalogue knows appears in every world.
+REASON_MIX: tuple[Carc, ...] = tuple(
+    next(c for c in catalog.CARCS if c.code == code)
+    for code in ("50", "197", "16", "4", "50", "29", "18", "22", "50", "11", "96", "1", "50",
+                 "197", "27", "16")
+)  # fmt: skip
+
+
+def _billable(cov: Coverage, today: date) -> bool:
+    """A coverage a claim can have been remitted on: in force long enough before today, or
+    ended long enough ago that a service after its end was billed and denied (PR-27)."""
+    if cov.status == "active":
+        return date.fromisoformat(cov.effective) <= today - timedelta(days=45)
+    return (
+        cov.status == "terminated"
+        and cov.termination is not None
+        and date.fromisoformat(cov.termination) <= today - timedelta(days=60)
+    )
+
+
+def _reason_for(cov: Coverage, n: int) -> Carc:
+    """The n-th reason of the mix, except that only a terminated coverage is denied PR-27
+    and a terminated coverage is denied nothing else."""
+    if cov.status == "terminated":
+        return next(c for c in catalog.CARCS if c.code == "27")
+    mix = [c for c in REASON_MIX if c.code != "27"]
+    return mix[n % len(mix)]
 
 
 class ClaimsGen(GenBase):
@@ -46,27 +77,41 @@ class ClaimsGen(GenBase):
             )
         return lines
 
+    def _claim_dates(self, cov: Coverage, plan: Plan, carc: Carc) -> tuple[str, str, str]:
+        """(service, submitted, remitted) ISO dates that agree with the coverage and reason:
+        service inside the coverage period (after it ended, for PR-27), the claim filed
+        within timely filing (after it, for CO-29), and remitted before today."""
+        rng = self.rng
+        today = self.today
+        if carc.code == "27" and cov.termination:
+            service = date.fromisoformat(cov.termination) + timedelta(days=rng.randint(5, 20))
+        elif carc.code == "29":
+            service = today - timedelta(days=plan.timely_filing_days + rng.randint(60, 90))
+        else:
+            start = date.fromisoformat(cov.effective) + timedelta(days=1)
+            service = max(start, today - timedelta(days=rng.randint(40, 170)))
+        if carc.code == "29":  # filed late: after the plan's limit from the date of service
+            delay = plan.timely_filing_days + rng.randint(3, 20)
+        else:
+            delay = rng.randint(2, 12)
+        submitted = service + timedelta(days=delay)
+        denied = min(submitted + timedelta(days=rng.randint(10, 25)), today - timedelta(days=1))
+        return service.isoformat(), submitted.isoformat(), denied.isoformat()
+
     def denials(self) -> None:
         rng = self.rng
         w = self.world
-        billable = [c for c in w.coverages if c.status in ("active", "terminated")]
+        billable = [c for c in w.coverages if _billable(c, self.today)]
         rng.shuffle(billable)
-        for n, cov in enumerate(billable[:34], start=1):
+        for n, cov in enumerate(billable[:DENIAL_COUNT], start=1):
             plan = w.plan(cov.plan_id)
             dept = rng.choice(DEPARTMENTS)
             provider = rng.choice([x for x in w.providers if x.department == dept.name])
-            service = self.day(-160, -25)
-            submitted = (
-                date.fromisoformat(service) + timedelta(days=rng.randint(2, 12))
-            ).isoformat()
-            denied = (
-                date.fromisoformat(submitted) + timedelta(days=rng.randint(10, 30))
-            ).isoformat()
+            carc = _reason_for(cov, n)
+            service, submitted, denied = self._claim_dates(cov, plan, carc)
             window = plan.appeal_window_days if n % 9 else 30  # a few already past the deadline
             deadline = (date.fromisoformat(denied) + timedelta(days=window)).isoformat()
-            carc = catalog.CARCS[n % len(catalog.CARCS)]
-            if cov.status == "terminated":
-                carc = next(c for c in catalog.CARCS if c.code == "27")
+            filing = date.fromisoformat(service) + timedelta(days=plan.timely_filing_days)
             lines = self._remittance_lines(dept, carc)
             paid = self.money(sum(x.paid for x in lines))
             claim = f"CLM{self.unique_digits(9)}"
@@ -81,6 +126,7 @@ class ClaimsGen(GenBase):
                     submitted=submitted,
                     denied=denied,
                     appeal_deadline=deadline,
+                    timely_filing_deadline=filing.isoformat(),
                     billed=self.money(sum(x.billed for x in lines)),
                     paid=paid,
                     patient_responsibility=self.money(
@@ -88,6 +134,7 @@ class ClaimsGen(GenBase):
                     ),
                     eft_trace=f"EFT{self.unique_digits(10)}",
                     delegated_to=plan.delegated_to,
+                    diagnoses=claim_diagnoses(self._claim_codes(dept, lines)),
                     lines=lines,
                     history=[
                         {"date": submitted, "action": "Claim submitted electronically (837P)"},
@@ -106,6 +153,19 @@ class ClaimsGen(GenBase):
                     ],
                 )
             )
+            if carc.code == "50":
+                file_claim_documents(
+                    self,
+                    w.denials[-1],
+                    provider,
+                    dept.specialty,
+                    plan.name,
+                    {pr.code: pr.description for pr in dept.procedures},
+                )
+
+    def _claim_codes(self, dept: Department, lines: list[DenialLine]) -> list[tuple[str, str]]:
+        """The diagnoses that indicate the claim's procedures."""
+        return [(dept.diagnoses[0].code, dept.diagnoses[0].description)]
 
     def dme(self) -> None:
         rng = self.rng

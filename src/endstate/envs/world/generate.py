@@ -40,21 +40,21 @@ class _Gen(ClaimsGen):
         b_user, b_pass = creds("mvhs")
         self.world.plans = [
             Plan("BVH-PPO", "Bayview Health Plan", "Bayview Health Plan PPO", "commercial",
-                 "payer_a", a_user, a_pass, "(415) 555-0101", "(800) 555-0130", "BVH", 180),
+                 "payer_a", a_user, a_pass, "(415) 555-0101", "(800) 555-0130", "BVH", 180, 180),
             Plan("BVH-HMO", "Bayview Health Plan", "Bayview Health Plan HMO Select", "commercial",
-                 "payer_a", a_user, a_pass, "(415) 555-0102", "(800) 555-0130", "BVH", 180),
+                 "payer_a", a_user, a_pass, "(415) 555-0102", "(800) 555-0130", "BVH", 180, 180),
             Plan("GSC-MCD", "Golden State Community Care", "Golden State Community Care Medi-Cal",
                  "medicaid_mco", "payer_a", a_user, a_pass, "(916) 555-0144", "(888) 555-0152",
-                 "GSC", 90),
+                 "GSC", 90, 180),
             Plan("SUM-MA", "Summit Health", "Summit Senior Advantage HMO", "medicare_advantage",
-                 "payer_b", b_user, b_pass, "(503) 555-0110", "(877) 555-0121", "SMA", 60),
+                 "payer_b", b_user, b_pass, "(503) 555-0110", "(877) 555-0121", "SMA", 60, 365),
             Plan("SUM-VIP", "Summit Health", "Summit Senior Advantage HMO (Valley IPA)",
                  "delegated_group", None, None, None, "(559) 555-0188", "(559) 555-0180", "SMA",
-                 60, delegated_to="Valley Independent Physicians"),
+                 60, 90, delegated_to="Valley Independent Physicians"),
             Plan("RME-EPO", "Redwood Mutual Employers Trust", "Redwood Mutual EPO", "commercial",
-                 None, None, None, "(707) 555-0166", "(707) 555-0160", "RME", 180),
+                 None, None, None, "(707) 555-0166", "(707) 555-0160", "RME", 180, 90),
             Plan("NSI-PPO", "Northstar Indemnity", "Northstar Indemnity PPO", "commercial",
-                 "payer_b", b_user, b_pass, "(206) 555-0193", "(866) 555-0190", "NSI", 180),
+                 "payer_b", b_user, b_pass, "(206) 555-0193", "(866) 555-0190", "NSI", 180, 365),
         ]  # fmt: skip
 
     def patients(self) -> None:
@@ -182,6 +182,7 @@ class _Gen(ClaimsGen):
         imaging = {"72148", "73721", "74177", "70553", "78452"}
         office = {"92134", "20610", "94010", "93306"}
         for plan in self.world.plans:
+            numbers: set[str] = set()  # a plan never gives two policies one number
             for dept in DEPARTMENTS:
                 for proc in dept.procedures:
                     code = proc.code
@@ -198,6 +199,9 @@ class _Gen(ClaimsGen):
                     if code not in always and rng.random() < 0.08:
                         req = not req  # per-world variation so rules must be read, not recalled
                     policy_id = f"{plan.member_prefix}-UM-{rng.randint(100, 999)}"
+                    while policy_id in numbers:
+                        policy_id = f"{plan.member_prefix}-UM-{rng.randint(100, 999)}"
+                    numbers.add(policy_id)
                     self.world.payer_rules.append(
                         PayerRule(
                             plan.id,

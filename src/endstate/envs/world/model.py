@@ -13,7 +13,7 @@ from datetime import date, datetime
 from functools import cached_property
 from typing import Any
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 DEFAULT_CLOCK = "2026-03-02T09:00:00"
 DEFAULT_SEED = 20260302
 
@@ -31,6 +31,7 @@ class Plan:
     phone: str
     member_prefix: str
     appeal_window_days: int
+    timely_filing_days: int  # a (corrected) claim must reach the payer this long after service
     delegated_to: str | None = None
 
 
@@ -125,11 +126,13 @@ class Denial:
     submitted: str
     denied: str
     appeal_deadline: str
+    timely_filing_deadline: str  # the last day a corrected claim can be filed
     billed: float
     paid: float
     patient_responsibility: float
     eft_trace: str
     delegated_to: str | None
+    diagnoses: list[ReferralDx]  # the claim's ICD-10 codes, primary first
     lines: list[DenialLine]
     history: list[dict[str, str]]
     notes: list[dict[str, str]]

@@ -10,14 +10,14 @@ from endstate.builtin.templates.denials.coverage_evidence import CoverageEvidenc
 from endstate.builtin.templates.denials.denied_amount import DeniedAmount
 from endstate.builtin.templates.denials.duplicate_claim import DuplicateClaim
 from endstate.builtin.templates.denials.facts import FAMILY
+from endstate.builtin.templates.denials.governing_deadline import GoverningDeadline
 from endstate.builtin.templates.denials.portal_appeal import PortalAppeal
 from endstate.builtin.templates.denials.triage_by_reason import TriageByReason
-from endstate.builtin.templates.denials.window_closed import WindowClosed
 
 TEMPLATES: tuple[TaskTemplate, ...] = (
     TriageByReason(),
     AppealByFax(),
-    WindowClosed(),
+    GoverningDeadline(),
     DeniedAmount(),
     PortalAppeal(),
     AppealLetter(),

@@ -21,7 +21,7 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
-    NOT_APPEALED,
+    NECESSITY,
     _chart_letter,
     _given,
     _intro,
@@ -46,14 +46,13 @@ class AppealByFax(TaskTemplate):
         return [
             d.claim_id
             for d in w.world.denials
-            if _open(w, d) and _reason(d)[1] not in NOT_APPEALED and _chart_letter(w, d) is not None
+            if _open(w, d) and _reason(d)[1] in NECESSITY and _chart_letter(w, d) is not None
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
-        found = _chart_letter(w, d)
-        assert found is not None
-        rid, lmn = found
+        lmn = _chart_letter(w, d)
+        assert lmn is not None
         group, carc = _reason(d)
         p = w.patients[d.mrn]
         cover = (
@@ -61,7 +60,7 @@ class AppealByFax(TaskTemplate):
             f"service {mdy(d.service_date)}, denied {group}-{carc}. Supporting letter of "
             "medical necessity attached."
         )
-        t = self._trajectory(w, d, rid, lmn, cover)
+        t = self._trajectory(w, d, lmn, cover)
         return Draft(
             key=d.claim_id,
             instruction=(
@@ -83,14 +82,13 @@ class AppealByFax(TaskTemplate):
             given=[*_given(w, d), "appeal"],
         )
 
-    def _trajectory(self, w: WorldView, d: Denial, rid: str, lmn: Document, cover: str) -> Traj:
-        """From the denial to the chart's fax link, the fax, then the triage naming its id."""
+    def _trajectory(self, w: WorldView, d: Denial, lmn: Document, cover: str) -> Traj:
+        """From the claim's documents to the fax, then the triage naming its id."""
         plan = w.plans[d.plan_id]
         group, carc = _reason(d)
         t = Traj()
         t.ehr_origin()
-        t.goto(f"${{ehr}}/denials/{d.claim_id}")
-        t.referral(rid, "documents")
+        t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=appeal")
         t.open_fax()
         t.send_fax(f"{plan.payer} Appeals", plan.fax, cover, [w.doc_label(lmn)])
         note = (

@@ -16,17 +16,17 @@ from endstate.builtin.templates.common import (
     retarget,
 )
 from endstate.builtin.templates.denials.facts import (
-    DISPOSITION_FOR,
     FAMILY,
     _cites,
+    _decided,
     _dispo,
+    _expected,
     _given,
     _open,
     _other_disposition,
     _reason,
     _wrong_disposition,
 )
-from endstate.builtin.templates.denials.triage_by_reason import TriageByReason
 from endstate.envs.world import Denial
 
 
@@ -39,15 +39,16 @@ class BatchTriage(TaskTemplate):
     scenario_label = "denial_triage"
 
     def candidates(self, w: WorldView) -> list[str]:
-        return TriageByReason().candidates(w)
+        """Any claim the remittance alone decides, its deadlines passed or not."""
+        return [d.claim_id for d in w.world.denials if _decided(d)]
 
     def _batch(self, w: WorldView, key: str, rng: random.Random) -> list[Denial]:
         pool = [w.denial(c) for c in self.candidates(w) if c != key]
         first = w.denial(key)
         chosen = [first]
         for _ in range(2):
-            seen = {DISPOSITION_FOR[_reason(x)[1]] for x in chosen}
-            fresh = [x for x in pool if DISPOSITION_FOR[_reason(x)[1]] not in seen]
+            seen = {_expected(w, x) for x in chosen}
+            fresh = [x for x in pool if _expected(w, x) not in seen]
             pick = rng.choice(fresh or pool)
             pool.remove(pick)
             chosen.append(pick)
@@ -63,7 +64,7 @@ class BatchTriage(TaskTemplate):
             if x.claim_id not in ids and _open(w, x) and x.mrn != last.mrn
         ]
         look = rng.choice(others)  # after the batch's own choices: the rng order is fixed
-        t = self._trajectory(batch)
+        t = self._trajectory(w, batch)
         listed = "; ".join(f"{d.claim_id} for {w.name(d.mrn)}" for d in batch)
         return Draft(
             key=key,
@@ -75,24 +76,22 @@ class BatchTriage(TaskTemplate):
             ),
             start_system="ehr",
             start_path="/denials",
-            checks=self._checks(batch),
-            expected_outcome="; ".join(
-                f"{d.claim_id}: {DISPOSITION_FOR[_reason(d)[1]]}" for d in batch
-            ),
+            checks=self._checks(w, batch),
+            expected_outcome="; ".join(f"{d.claim_id}: {_expected(w, d)}" for d in batch),
             rationale="Each claim's disposition follows from its own adjustment reason.",
             traj=t,
             scenario_label=self.scenario_label,
-            mutations=self._mutations(t, last, look),
+            mutations=self._mutations(w, t, last, look),
             given=[x for d in batch for x in _given(w, d)],
         )
 
-    def _trajectory(self, batch: list[Denial]) -> Traj:
+    def _trajectory(self, w: WorldView, batch: list[Denial]) -> Traj:
         """Each claim in turn: read its remittance, triage it as its own reason calls for."""
         t = Traj()
         t.ehr_origin()
         for d in batch:
             group, carc = _reason(d)
-            expected = DISPOSITION_FOR[carc]
+            expected = _expected(w, d)
             t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=remittance")
             note = (
                 f"Denied {group}-{carc}. {DISPOSITION_LABELS[expected]} is the next step for "
@@ -101,7 +100,7 @@ class BatchTriage(TaskTemplate):
             t.triage(d.claim_id, expected, note)
         return t
 
-    def _checks(self, batch: list[Denial]) -> list[dict[str, object]]:
+    def _checks(self, w: WorldView, batch: list[Denial]) -> list[dict[str, object]]:
         """Each claim's disposition and cited reason, then: these claims and no other."""
         checks: list[dict[str, object]] = []
         for d in batch:
@@ -109,7 +108,7 @@ class BatchTriage(TaskTemplate):
             checks.append(
                 jcheck(
                     _dispo(d.claim_id),
-                    DISPOSITION_FOR[carc],
+                    _expected(w, d),
                     2,
                     f"Disposition of {d.claim_id}",
                     "Clinical Reasoning",
@@ -135,10 +134,10 @@ class BatchTriage(TaskTemplate):
         )
         return checks
 
-    def _mutations(self, t: Traj, last: Denial, look: Denial) -> list[Mutation]:
+    def _mutations(self, w: WorldView, t: Traj, last: Denial, look: Denial) -> list[Mutation]:
         """The wrong decision and the wrong claim, both on the last claim of the batch."""
         start = len(t.steps) - 5  # the last claim's visit, disposition, note, submit
-        wrong = _other_disposition(DISPOSITION_FOR[_reason(last)[1]])
+        wrong = _other_disposition(_expected(w, last))
         return [
             *drop_mutations(t),
             _wrong_disposition(

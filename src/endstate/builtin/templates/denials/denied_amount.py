@@ -19,13 +19,13 @@ from endstate.builtin.templates.common import (
     rubric,
 )
 from endstate.builtin.templates.denials.facts import (
-    DISPOSITION_FOR,
     FAMILY,
+    _decided,
     _dispo,
+    _expected,
     _given,
     _intro_inline,
     _only,
-    _open,
     _other_disposition,
     _reason,
     _triage_note,
@@ -43,16 +43,12 @@ class DeniedAmount(TaskTemplate):
     scenario_label = "denial_triage"
 
     def candidates(self, w: WorldView) -> list[str]:
-        return [
-            d.claim_id
-            for d in w.world.denials
-            if _open(w, d) and _reason(d)[1] in DISPOSITION_FOR and len(d.lines) >= 2
-        ]
+        return [d.claim_id for d in w.world.denials if _decided(d) and len(d.lines) >= 2]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
         group, carc = _reason(d)
-        expected = DISPOSITION_FOR[carc]
+        expected = _expected(w, d)
         denied = round(sum(x.billed for x in d.lines if x.carc != "45"), 2)
         total = round(sum(x.billed for x in d.lines), 2)
         wrong = total if abs(total - denied) > 0.005 else round(denied / 2, 2)

@@ -12,22 +12,15 @@ from endstate.builtin.templates.common import (
     replace_value,
     retarget,
 )
+from endstate.envs.denial_actions import (
+    action_for,
+    decided_by_reason,
+    disposition,
+    governing_deadline,
+)
 from endstate.envs.world import Denial, Document
 
 FAMILY = "appeals_denials"
-
-
-# The next step an adjustment reason calls for, where the remittance alone settles it.
-DISPOSITION_FOR = {
-    "1": "bill-patient",  # deductible: the patient owes it
-    "50": "appeal",  # medical necessity: argue it with documentation
-    "16": "corrected-claim",  # missing information
-    "4": "corrected-claim",  # modifier inconsistent with the procedure
-    "11": "corrected-claim",  # diagnosis inconsistent with the procedure
-}
-
-
-NOT_APPEALED = ("1", "29")  # the patient's share; timely filing (N211: may not appeal)
 
 
 def _reason(d: Denial) -> tuple[str, str]:
@@ -37,6 +30,38 @@ def _reason(d: Denial) -> tuple[str, str]:
 
 def _open(w: WorldView, d: Denial) -> bool:
     return d.appeal_deadline >= w.today
+
+
+def _decided(d: Denial) -> bool:
+    """The remittance's reason alone decides the action (the playbook needs no other facts)."""
+    return decided_by_reason(*_reason(d))
+
+
+def _appealable(d: Denial) -> bool:
+    """The playbook answers this reason with an appeal (possibly after more facts)."""
+    return action_for(*_reason(d)).clock == "appeal"
+
+
+def _expected(w: WorldView, d: Denial) -> str:
+    """The playbook's disposition for a reason the remittance alone decides: its action, or
+    a write-off once the deadline that governs that action has passed."""
+    group, carc = _reason(d)
+    return disposition(group, carc, d.appeal_deadline, d.timely_filing_deadline, w.today)
+
+
+def _deadline(d: Denial) -> tuple[str, str] | None:
+    """(what it is called, ISO date) of the deadline that governs the claim's action."""
+    action = action_for(*_reason(d))
+    when = governing_deadline(action, d.appeal_deadline, d.timely_filing_deadline)
+    if when is None:
+        return None
+    return ("appeal deadline" if action.clock == "appeal" else "timely-filing limit"), when
+
+
+def _in_time(w: WorldView, d: Denial) -> bool:
+    """The action the reason calls for can still be taken."""
+    found = _deadline(d)
+    return found is None or found[1] >= w.today
 
 
 def _intro(w: WorldView, d: Denial) -> str:
@@ -114,13 +139,11 @@ def _no_appeal(d: Denial) -> str:
     )
 
 
-def _chart_letter(w: WorldView, d: Denial) -> tuple[str, Document] | None:
-    """(referral id, document) of a current signed letter in the patient's chart."""
-    for ref in w.referrals_by_mrn.get(d.mrn, []):
-        lmn = w.current_lmn(ref.id)
-        if lmn is not None and w.unambiguous(lmn):
-            return ref.id, lmn
-    return None
+def _chart_letter(w: WorldView, d: Denial) -> Document | None:
+    """The current signed letter of medical necessity filed against this claim — written for
+    the service the claim bills, before it — when the patient's chart names it unambiguously."""
+    lmn = w.current_lmn(d.claim_id)
+    return lmn if lmn is not None and w.unambiguous(lmn) else None
 
 
 def _wrong_disposition(

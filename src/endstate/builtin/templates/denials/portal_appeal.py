@@ -60,15 +60,14 @@ class PortalAppeal(TaskTemplate):
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
         plan = w.plans[d.plan_id]
-        found = _chart_letter(w, d)
-        assert found is not None
-        rid, lmn = found
+        lmn = _chart_letter(w, d)
+        assert lmn is not None
         group, carc = _reason(d)
         note = (
             f"Appeal for {group}-{carc} filed on the {plan.payer} portal with the letter of "
             "medical necessity. Appeal confirmation ${conf}."
         )
-        t = self._trajectory(w, d, rid, lmn, note)
+        t = self._trajectory(w, d, lmn, note)
         return Draft(
             key=d.claim_id,
             instruction=(
@@ -92,13 +91,16 @@ class PortalAppeal(TaskTemplate):
             given=[*_given(w, d), "appeal", CONTACT_NAME, CONTACT_PHONE],
         )
 
-    def _trajectory(self, w: WorldView, d: Denial, rid: str, lmn: Document, note: str) -> Traj:
-        """Download the letter from the chart, file on the portal, triage with its number."""
+    def _trajectory(self, w: WorldView, d: Denial, lmn: Document, note: str) -> Traj:
+        """Download the claim's letter, file on the portal, triage with its number."""
         t = Traj()
         t.ehr_origin()
+        t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=appeal")
+        t.add(
+            {"type": "download", "target": {"role": "link", "name": w.doc_link(lmn)}},
+            mark="download",
+        )
         t.goto(f"${{ehr}}/denials/{d.claim_id}")
-        t.download(rid, w.doc_link(lmn))
-        t.referral(rid, "coverages")
         self._file(t, w, d, lmn)
         t.triage(d.claim_id, "appeal", note)
         return t

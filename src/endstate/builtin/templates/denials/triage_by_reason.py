@@ -15,11 +15,14 @@ from endstate.builtin.templates.common import (
     rubric,
 )
 from endstate.builtin.templates.denials.facts import (
-    DISPOSITION_FOR,
     FAMILY,
     _cites_check,
+    _deadline,
+    _decided,
     _dispo,
+    _expected,
     _given,
+    _in_time,
     _intro,
     _look_alike,
     _only,
@@ -42,20 +45,19 @@ class TriageByReason(TaskTemplate):
 
     def candidates(self, w: WorldView) -> list[str]:
         return [
-            d.claim_id for d in w.world.denials if _open(w, d) and _reason(d)[1] in DISPOSITION_FOR
+            d.claim_id for d in w.world.denials if _decided(d) and _in_time(w, d) and _open(w, d)
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
         group, carc = _reason(d)
-        expected = DISPOSITION_FOR[carc]
+        expected = _expected(w, d)
         t = Traj()
         t.ehr_origin()
         t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=remittance")
-        note = (
-            f"Denied {group}-{carc}. {DISPOSITION_LABELS[expected]} is the next step for this "
-            f"reason; appeal deadline {mdy(d.appeal_deadline)}."
-        )
+        note = f"Denied {group}-{carc}. {DISPOSITION_LABELS[expected]} is the next step"
+        found = _deadline(d)
+        note += f"; {found[0]} {mdy(found[1])}." if found else "."
         t.triage(d.claim_id, expected, note)
         look = w.lookalike_denial(d, rng)
         checks = [

@@ -10,6 +10,7 @@ from starlette.routing import Route
 
 from endstate.envs import catalog, forms
 from endstate.envs.systems.ehr import denials, dme, notes
+from endstate.envs.systems.ehr.links import portal_url
 from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
 
 SYSTEM = "ehr"
@@ -75,14 +76,6 @@ def _can_clear(ctx: Ctx, referral_id: str) -> bool:
     return found is not None
 
 
-def _portal_url(ctx: Ctx, system: str | None, next_path: str = "") -> str:
-    base = ctx.runtime.base_urls.get(system or "")
-    if not base or system is None:
-        return ""
-    url = f"{base}/start?t={ctx.episode.start_tokens[system]}"
-    return url + (f"&next={next_path}" if next_path else "")
-
-
 def _tab_values(ctx: Ctx, ref: Any, tab: str) -> dict[str, Any]:
     """What one tab of a referral shows, read when that tab is open."""
     referral_id = ref["id"]
@@ -113,13 +106,13 @@ def _tab_values(ctx: Ctx, ref: Any, tab: str) -> dict[str, Any]:
             "WHERE c.mrn = ? ORDER BY pl.name",
             (ref["mrn"],),
         )
-        extra["plans"] = [dict(p) | {"portal_url": _portal_url(ctx, p["portal"])} for p in plans]
+        extra["plans"] = [dict(p) | {"portal_url": portal_url(ctx, p["portal"])} for p in plans]
     elif tab == "documents":
         extra["documents"] = ctx.db.rows(
             "SELECT * FROM documents WHERE mrn = ? ORDER BY date DESC, id", (ref["mrn"],)
         )
         extra["kinds"] = catalog.DOCUMENT_KINDS
-        extra["fax_url"] = _portal_url(ctx, "fax", f"/compose?mrn={ref['mrn']}")
+        extra["fax_url"] = portal_url(ctx, "fax", f"/compose?mrn={ref['mrn']}")
     elif tab == "authorizations":
         extra["auth_records"] = ctx.db.rows(
             "SELECT * FROM auth_records WHERE referral_id = ? ORDER BY id DESC", (referral_id,)
@@ -313,7 +306,7 @@ async def document(ctx: Ctx) -> Response:
         back=back[0],
         back_label=back[1],
         toast="Appeal letter saved to the chart" if created else "",
-        fax_url=_portal_url(ctx, "fax", f"/compose?mrn={doc['mrn']}"),
+        fax_url=portal_url(ctx, "fax", f"/compose?mrn={doc['mrn']}"),
     )
 
 

@@ -32,6 +32,7 @@ PAGES: dict[str, Controls] = {
     ),
     "/referrals/{referral}?tab=documents": Controls(links=(FAX_LINK,)),
     "/denials/{claim}?tab=appeal": Controls(
+        links=(FAX_LINK,),
         fields=(ADDRESSED_TO, ARGUMENT, SIGNED_BY),
         field_prefixes=(APPEAL_LINE,),
         listboxes=(APPEAL_BASIS,),

@@ -10,7 +10,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from endstate.envs import catalog
+from endstate.envs.denial_actions import DENIAL_ACTIONS
 from endstate.envs.systems.ehr import notes
+from endstate.envs.systems.ehr.links import portal_url
 from endstate.envs.web import Ctx, endpoint, redirect
 from endstate.envs.world import mdy
 
@@ -118,6 +120,7 @@ def _page(
         lines=[dict(x) | {"rarcs": json.loads(x["rarcs"])} for x in lines],
         remittance=_remittance(d, lines, plan),
         history=json.loads(d["history"]),
+        diagnoses=json.loads(d["diagnoses"] or "[]"),
         notes=notes,
         tab=tab,
         tabs=TABS,
@@ -141,7 +144,27 @@ def _page(
             "WHERE kind = 'appeal_letter' AND related_id = ? ORDER BY id DESC",
             (claim_id,),
         ),
+        claim_documents=ctx.db.rows(
+            "SELECT id, title, date, version, status, signed FROM documents "
+            "WHERE kind != 'appeal_letter' AND related_id = ? ORDER BY date DESC, id",
+            (claim_id,),
+        ),
+        fax_url=portal_url(ctx, "fax", f"/compose?mrn={d['mrn']}"),
+        portal_url=portal_url(ctx, plan["portal"]) if plan else "",
+        today=ctx.runtime.world.today.isoformat(),
         toast="",
+    )
+
+
+@endpoint(SYSTEM)
+async def playbook(ctx: Ctx) -> Response:
+    """The office's denial playbook: what each adjustment reason calls for, and by when."""
+    return ctx.render(
+        "ehr/playbook.html",
+        actions=DENIAL_ACTIONS,
+        labels=dict(catalog.DISPOSITIONS),
+        carc_text={c.code: c.description for c in catalog.CARCS},
+        today=ctx.runtime.world.clock,
     )
 
 
@@ -352,6 +375,7 @@ async def patient_inquiry(ctx: Ctx) -> Response:
 
 ROUTES = [
     Route("/denials", denials),
+    Route("/policies/denials", playbook),
     Route("/denials/{cid}", denial),
     Route("/denials/{cid}/triage", triage, methods=["POST"]),
     Route("/denials/{cid}/appeal-letter", appeal_letter, methods=["POST"]),

@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from endstate.envs import catalog
 from endstate.envs.systems.ehr import notes
+from endstate.envs.systems.ehr.links import portal_url
 from endstate.envs.web import Ctx, endpoint, redirect
 
 SYSTEM = "ehr"
@@ -67,12 +68,10 @@ def _page(
     if ctx.request.method == "GET":
         ctx.event("dme.tab.open", {"order_id": order_id, "tab": tab})
     patient = ctx.db.row("SELECT * FROM patients WHERE mrn = ?", (order["mrn"],))
-    base = ctx.runtime.base_urls.get("fax", "")
     query = urlencode(
         {"mrn": order["mrn"], "recipient": order["supplier"], "fax_number": order["supplier_fax"]}
     )
-    nxt = quote(f"/compose?{query}", safe="/")
-    fax_url = f"{base}/start?t={ctx.episode.start_tokens['fax']}&next={nxt}"
+    fax_url = portal_url(ctx, "fax", quote(f"/compose?{query}", safe="/"))
     return ctx.render(
         "ehr/dme_order.html",
         status=status,
@@ -102,7 +101,7 @@ def _page(
         tab=tab,
         tabs=TABS,
         tab_label=dict(TABS)[tab],
-        fax_url=fax_url if base else "",
+        fax_url=fax_url,
         errors=errors or {},
         form=form or {},
         toast="Note saved" if ctx.request.query_params.get("saved") == "note" else "",

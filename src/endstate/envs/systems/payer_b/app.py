@@ -294,7 +294,9 @@ async def appeal_detail(ctx: Ctx) -> Response:
     )
     if row is None:
         return ctx.not_found(
-            "Appeal not found", "No appeal has this case number.", {"confirmation_number": number}
+            "Appeal not found",
+            "No appeal has this confirmation number.",
+            {"confirmation_number": number},
         )
     files = ctx.db.rows(
         "SELECT filename, size FROM attachments WHERE owner_type = 'appeal' AND owner_id = ? "

@@ -1,0 +1,143 @@
+"""Hard: one of a claim's two deadlines has passed — the one that governs the action decides.
+
+A medical-necessity denial is appealed, so a passed appeal deadline leaves a write-off. A
+modifier, diagnosis or missing-information denial is fixed with a corrected claim, which runs
+on the plan's timely-filing limit from the date of service, not on the appeal deadline: it is
+still worked while that limit is open. The denial playbook in the EHR states both rules.
+"""
+
+from __future__ import annotations
+
+import random
+
+from endstate.builtin.templates.base import TaskTemplate
+from endstate.builtin.templates.common import (
+    DISPOSITION_LABELS,
+    Draft,
+    Mutation,
+    Traj,
+    WorldView,
+    drop_mutations,
+    jcheck,
+    replace_value,
+    rubric,
+)
+from endstate.builtin.templates.denials.facts import (
+    FAMILY,
+    _deadline,
+    _decided,
+    _dispo,
+    _expected,
+    _given,
+    _in_time,
+    _intro_inline,
+    _no_appeal,
+    _only,
+    _open,
+    _reason,
+    _triage_note,
+    _triage_text,
+    _wrong_disposition,
+)
+from endstate.envs.denial_actions import action_for
+from endstate.envs.world import Denial, mdy
+
+
+def _other_deadline(d: Denial, governing: str) -> str:
+    """The deadline that does not govern the action (a note quoting it is wrong)."""
+    return d.timely_filing_deadline if governing == d.appeal_deadline else d.appeal_deadline
+
+
+class GoverningDeadline(TaskTemplate):
+    """Hard: one of a claim's deadlines has passed — the one that governs the action decides."""
+
+    id = "dn.hard.governing-deadline"
+    family = FAMILY
+    tier = "hard"
+    scenario_label = "denial_triage"
+
+    def candidates(self, w: WorldView) -> list[str]:
+        return [
+            d.claim_id
+            for d in w.world.denials
+            if _decided(d) and _deadline(d) is not None and not (_open(w, d) and _in_time(w, d))
+        ]
+
+    def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
+        d = w.denial(key)
+        group, carc = _reason(d)
+        found = _deadline(d)
+        assert found is not None
+        name, when = found
+        expected = _expected(w, d)
+        action = action_for(group, carc).disposition or expected
+        lapsed = expected != action
+        t = Traj()
+        t.ehr_origin()
+        t.goto(f"${{ehr}}/denials/{d.claim_id}")
+        state = "has passed" if lapsed else "is still open"
+        note = (
+            f"Denied {group}-{carc}: {DISPOSITION_LABELS[action].lower()} is the action for "
+            f"this reason, governed by the {name}, {mdy(when)}, which {state}. "
+            f"{DISPOSITION_LABELS[expected]}."
+        )
+        t.triage(d.claim_id, expected, note)
+        checks = [
+            jcheck(_dispo(d.claim_id), expected, 3, "Disposition", "Clinical Reasoning"),
+            jcheck(_no_appeal(d), True, 2, "Nothing was appealed", "Safety"),
+            jcheck(
+                f"contains({_triage_text(d.claim_id)}, '{mdy(when)}')",
+                True,
+                1,
+                f"The triage note states the {name} that governs the action",
+                "Data Accuracy",
+            ),
+            _only(d.claim_id),
+            rubric(
+                _triage_note(d.claim_id),
+                "triage note",
+                "The note explains which deadline governs and why",
+                f"Does the note say the {name} ({mdy(when)}) governs this {group}-{carc} "
+                f"denial and that it {state}?",
+            ),
+        ]
+        other = mdy(_other_deadline(d, when))
+        wrong_note = (
+            note.replace(mdy(when), other)
+            if other != mdy(when)
+            else note.replace(mdy(when), "earlier")
+        )
+        wrong = action if lapsed else "write-off"
+        why = (
+            "take the action after its deadline"
+            if lapsed
+            else "write it off because the appeal deadline passed"
+        )
+        return Draft(
+            key=d.claim_id,
+            instruction=(
+                f"Work {_intro_inline(w, d)}; one of its deadlines has passed. Follow the "
+                "office's denial playbook: set the disposition this claim now calls for, and "
+                "write a triage note that states the deadline (MM/DD/YYYY) that governs the "
+                "action and whether it is still open."
+            ),
+            start_system="ehr",
+            start_path="/denials",
+            checks=checks,
+            expected_outcome=f"{expected}; note states the {name} {mdy(when)}",
+            rationale=f"{group}-{carc} calls for {action}, governed by the {name} "
+            f"{mdy(when)}; today is {mdy(w.today)}.",
+            traj=t,
+            scenario_label=self.scenario_label,
+            mutations=[
+                *drop_mutations(t),
+                _wrong_disposition(t, wrong, why),
+                Mutation(
+                    "wrong-deadline",
+                    "wrong-value",
+                    "a note that quotes the deadline that does not govern the action",
+                    replace_value(t, "triage-note", wrong_note),
+                ),
+            ],
+            given=_given(w, d),
+        )
