@@ -123,9 +123,14 @@ def test_payer_a_login_and_prior_auth_submission(
 
     page.get_by_role("tab", name="Coverages").click()
     contact = page.get_by_role("region", name=plan.name, exact=True)
-    expect(contact.get_by_text(plan.portal_password or "")).to_be_visible()
+    expect(contact.get_by_text(plan.portal_password or "")).to_have_count(0)  # not on the chart
+    contact.get_by_role("link", name="credential vault").click()
+    expect(page.get_by_text(plan.portal_password or "")).to_have_count(0)  # until revealed
+    page.get_by_role("button", name=f"Reveal password for {plan.payer}").click()
+    revealed = page.get_by_role("status", name=f"Password for {plan.payer}")
+    expect(revealed).to_have_text(plan.portal_password or "")
     with context.expect_page() as opened:
-        contact.get_by_role("link", name=f"Open {plan.payer} provider portal").click()
+        page.get_by_role("link", name=f"Open {plan.payer} provider portal").click()
     portal = opened.value
     expect(portal.get_by_role("heading", name="Provider sign in")).to_be_visible()
 

@@ -267,18 +267,27 @@ class Traj:
         )
         self.goto("${portal}")
 
-    def payer_a_login(self, payer: str, username: str, password: str) -> None:
-        """Follow the EHR's portal link and sign in to Payer A."""
+    def unlock(self, payer: str) -> None:
+        """Reveal the payer's portal password in the EHR's credential vault and read it off
+        the page; the vault's own link then opens the portal."""
+        self.goto("${ehr}/credentials")
+        self.click(ehr.REVEAL_PASSWORD.format(payer=payer))
+        self.capture("password", {"role": "status", "name": ehr.REVEALED.format(payer=payer)})
+
+    def payer_a_login(self, payer: str, username: str) -> None:
+        """Unlock the sign-in in the vault, follow its portal link, sign in to Payer A."""
+        self.unlock(payer)
         self.open_portal(payer)
         self.fill(payer_a.USERNAME, username)
-        self.fill(payer_a.PASSWORD, password)
+        self.fill(payer_a.PASSWORD, "${password}")
         self.click(payer_a.SIGN_IN)
 
-    def payer_b_login(self, payer: str, username: str, password: str) -> None:
-        """Follow the EHR's portal link and log in to Payer B (its own field names)."""
+    def payer_b_login(self, payer: str, username: str) -> None:
+        """The same for Payer B (its own field names)."""
+        self.unlock(payer)
         self.open_portal(payer)
         self.fill(payer_b.USER_ID, username)
-        self.fill(payer_b.PASSWORD, password)
+        self.fill(payer_b.PASSWORD, "${password}")
         self.click(payer_b.LOG_IN)
 
     def open_fax(self) -> None:

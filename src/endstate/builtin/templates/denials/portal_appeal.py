@@ -116,7 +116,7 @@ class PortalAppeal(TaskTemplate):
         upload = {"type": "upload", "path": _download_name(lmn.id, lmn.title)}
         if plan.portal == "payer_a":
             p = w.patients[d.mrn]
-            t.payer_a_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
+            t.payer_a_login(plan.payer, plan.portal_username or "")
             t.goto(payer_a.APPEAL_FORM)
             t.fill(payer_a.CLAIM_NUMBER, d.claim_id)
             t.fill(payer_a.MEMBER_ID, w.coverages[d.coverage_id].member_id)
@@ -129,7 +129,7 @@ class PortalAppeal(TaskTemplate):
             t.click(payer_a.SUBMIT_APPEAL, writes="submit the appeal on the portal")
             t.capture("conf", {"role": "status"}, pattern=r"AP-[A-Z0-9]{10}")
         else:
-            t.payer_b_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
+            t.payer_b_login(plan.payer, plan.portal_username or "")
             t.goto(f"/appeals/file?claim_id={d.claim_id}")
             t.select(payer_b.APPEAL_REASON, REASON_LABELS[NECESSITY[carc]])
             t.fill(payer_b.EXPLANATION, why)

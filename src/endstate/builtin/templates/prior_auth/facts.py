@@ -102,7 +102,7 @@ def _portal_request(t: Traj, w: WorldView, ref: Referral, letter: Document) -> i
     p = w.patients[ref.mrn]
     t.download(ref.id, w.doc_link(letter))
     t.referral(ref.id, "coverages")
-    t.payer_a_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
+    t.payer_a_login(plan.payer, plan.portal_username or "")
     t.goto(payer_a.PA_FORM)
     t.select(payer_a.REQUEST_TYPE, _request_type(ref))
     t.fill(payer_a.MEMBER_ID, cov.member_id)
@@ -218,7 +218,7 @@ def _wizard_request(t: Traj, w: WorldView, ref: Referral, letter: Document) -> i
     p = w.patients[ref.mrn]
     t.download(ref.id, w.doc_link(letter))
     t.referral(ref.id, "coverages")
-    t.payer_b_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
+    t.payer_b_login(plan.payer, plan.portal_username or "")
     t.goto(payer_b.WIZARD_START)
     t.select(payer_b.HEALTH_PLAN, plan.name)
     t.fill(payer_b.MEMBER_ID, cov.member_id)

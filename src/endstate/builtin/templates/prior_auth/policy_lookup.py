@@ -64,7 +64,7 @@ class PolicyLookup(TaskTemplate):
         t.ehr_origin()
         t.referral(ref.id, "services")
         t.referral(ref.id, "coverages")
-        t.payer_a_login(plan.payer, plan.portal_username or "", plan.portal_password or "")
+        t.payer_a_login(plan.payer, plan.portal_username or "")
         t.goto("/policies")
         why = "requires" if required else "does not require"
         body = (

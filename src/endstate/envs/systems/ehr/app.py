@@ -9,7 +9,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from endstate.envs import catalog, forms
-from endstate.envs.systems.ehr import denials, dme, notes
+from endstate.envs.systems.ehr import credentials, denials, dme, notes, search
 from endstate.envs.systems.ehr.links import portal_url
 from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
 
@@ -50,6 +50,15 @@ async def worklist(ctx: Ctx) -> Response:
         "ORDER BY r.appointment, r.id",
         (show,),
     )
+    params = ctx.request.query_params
+    query, plan = search.term(params), search.term(params, "plan")
+    plans = sorted({r["plan_name"] for r in rows})
+    rows = [
+        r
+        for r in rows
+        if search.matches(r, query, ("id", "first", "last", "mrn", "department"))
+        and (not plan or r["plan_name"] == plan)
+    ]
     pages = max(1, -(-len(rows) // PAGE_SIZE))
     page = min(max(1, _int(ctx.request.query_params.get("page"), 1)), pages)
     cleared = ctx.request.query_params.get("cleared", "")
@@ -61,6 +70,10 @@ async def worklist(ctx: Ctx) -> Response:
         total=len(rows),
         page_size=PAGE_SIZE,
         show=show,
+        query=query,
+        plan=plan,
+        plans=plans,
+        kept=search.keep(params, ("show", "q", "plan")),
         today=ctx.runtime.world.clock,
         toast=f"{cleared} cleared from the worklist"
         if re.fullmatch(r"REF-[\d-]+", cleared)
@@ -347,6 +360,7 @@ ROUTES = [
     Route("/referrals/{rid}/authorization", record_auth, methods=["POST"]),
     Route("/documents/{did}", document),
     Route("/documents/{did}/download", download),
+    *credentials.ROUTES,
     *denials.ROUTES,
     *dme.ROUTES,
 ]

@@ -13,6 +13,8 @@ DISPOSITION = "Disposition"
 TRIAGE_NOTE = "Triage note"
 SUBMIT_TRIAGE = "Submit triage"
 FAX_LINK = "Send documents by fax"
+REVEAL_PASSWORD = "Reveal password for {payer}"
+REVEALED = "Password for {payer}"
 PORTAL_LINK = "Open {payer} provider portal"  # one per plan of the patient with a portal
 
 # The appeal letter on a denied claim's appeal tab (one check box per claim line).

@@ -11,7 +11,7 @@ from starlette.routing import Route
 
 from endstate.envs import catalog
 from endstate.envs.denial_actions import DENIAL_ACTIONS
-from endstate.envs.systems.ehr import notes
+from endstate.envs.systems.ehr import notes, search
 from endstate.envs.systems.ehr.links import portal_url
 from endstate.envs.web import Ctx, endpoint, redirect
 from endstate.envs.world import mdy
@@ -40,6 +40,18 @@ async def denials(ctx: Ctx) -> Response:
         "FROM denials d JOIN patients p ON p.mrn = d.mrn JOIN plans pl ON pl.id = d.plan_id "
         "WHERE d.worklist_status = 'open' ORDER BY d.appeal_deadline, d.claim_id"
     )
+    params = ctx.request.query_params
+    query, reason = search.term(params), search.term(params, "reason")
+    passed = params.get("deadline") == "passed"
+    today = ctx.runtime.world.today.isoformat()
+    reasons = sorted({r["reason"] for r in rows if r["reason"]})
+    rows = [
+        r
+        for r in rows
+        if search.matches(r, query, ("claim_id", "first", "last", "mrn", "plan_name"))
+        and (not reason or r["reason"] == reason)
+        and (not passed or r["appeal_deadline"] < today)
+    ]
     pages = max(1, -(-len(rows) // PAGE_SIZE))
     raw = ctx.request.query_params.get("page", "1")
     page = min(max(1, int(raw) if raw.isdigit() else 1), pages)
@@ -52,6 +64,11 @@ async def denials(ctx: Ctx) -> Response:
         total=len(rows),
         page_size=PAGE_SIZE,
         today=ctx.runtime.world.clock,
+        query=query,
+        reason=reason,
+        reasons=reasons,
+        passed=passed,
+        kept=search.keep(params, ("q", "reason", "deadline")),
         toast=f"{done} triaged" if done.startswith("CLM") and done[3:].isdigit() else "",
     )
 
@@ -369,6 +386,11 @@ async def patient_inquiry(ctx: Ctx) -> Response:
         ranks=RANKS,
         came_from=came_from,
         dispositions_map=_DISPOSITIONS,
+        referrals=ctx.db.rows(
+            "SELECT id, department, appointment, worklist_status FROM referrals "
+            "WHERE mrn = ? ORDER BY appointment, id",
+            (mrn,),
+        ),
         today=ctx.runtime.world.today.isoformat(),
     )
 
