@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -440,6 +440,37 @@ def world_seed(task: Task) -> int | None:
     return int(world["seed"]) if isinstance(world, dict) and "seed" in world else None
 
 
+async def per_world(
+    tasks: Sequence[Task], reject: Callable[[Task, str], None]
+) -> AsyncIterator[tuple[list[Task], Any]]:
+    """(tasks, environment) for each world the tasks were made for, one embedded suite at a
+    time; a task with no world pin, or whose world drifted, goes to `reject` with the reason."""
+    from endstate.envs.server import EmbeddedSuite
+    from endstate.runs.embedded import EmbeddedEnvironment
+
+    by_world: dict[tuple[int, str], list[Task]] = {}
+    for task in tasks:
+        world = task.grading.extra.get("world")
+        if not isinstance(world, dict):
+            reject(task, "no world pin")
+            continue
+        by_world.setdefault((int(world["seed"]), str(world["clock"])), []).append(task)
+    for (seed, clock), group in sorted(by_world.items()):
+        suite = await asyncio.to_thread(EmbeddedSuite.start, seed, clock=clock)
+        env = EmbeddedEnvironment(suite, run_seed=0)
+        try:
+            fitting: list[Task] = []
+            for task in group:
+                drift = _drift(task.grading.extra["world"], suite.world)
+                if drift:
+                    reject(task, drift)
+                else:
+                    fitting.append(task)
+            yield fitting, env
+        finally:
+            await env.aclose()
+
+
 async def validate_tasks(
     tasks: Sequence[Task],
     workers: int = 2,
@@ -451,39 +482,18 @@ async def validate_tasks(
     `replay` says which tasks' mutants that must be replayed are (default: every task's);
     the reference, the null attempt and the mutants scored without replay always run."""
     from endstate.browser import async_browser
-    from endstate.envs.server import EmbeddedSuite
-    from endstate.runs.embedded import EmbeddedEnvironment
 
-    by_world: dict[tuple[int, str], list[Task]] = {}
     out: dict[str, TaskValidation] = {}
-    for task in tasks:
-        world = task.grading.extra.get("world")
-        if not isinstance(world, dict):
-            v = _shell(task)
-            v.problems.append("no world pin")
-            out[task.id] = v
-            if on_done:
-                on_done(v)
-            continue
-        by_world.setdefault((int(world["seed"]), str(world["clock"])), []).append(task)
+
+    def reject(task: Task, why: str) -> None:
+        v = _shell(task)
+        v.problems.append(why)
+        out[task.id] = v
+        if on_done:
+            on_done(v)
+
     async with async_browser() as browser:
-        for (seed, clock), group in sorted(by_world.items()):
-            suite = await asyncio.to_thread(EmbeddedSuite.start, seed, clock=clock)
-            env = EmbeddedEnvironment(suite, run_seed=0)
-            try:
-                fitting: list[Task] = []
-                for task in group:
-                    drift = _drift(task.grading.extra["world"], suite.world)
-                    if drift:
-                        v = _shell(task)
-                        v.problems.append(drift)
-                        out[task.id] = v
-                        if on_done:
-                            on_done(v)
-                    else:
-                        fitting.append(task)
-                for v in await Validator(env, browser, workers, replay).validate(fitting, on_done):
-                    out[v.task_id] = v
-            finally:
-                await env.aclose()
+        async for fitting, env in per_world(tasks, reject):
+            for v in await Validator(env, browser, workers, replay).validate(fitting, on_done):
+                out[v.task_id] = v
     return [out[t.id] for t in tasks]

@@ -14,6 +14,7 @@ from endstate.cli.builtin import corpus_extra_app
 from endstate.cli.console import err, labelled, out
 from endstate.cli.held_out import held_out_app
 from endstate.cli.scheduling import scheduling_app
+from endstate.cli.strategies import strategies_app
 from endstate.corpus import lock as corpus_lock
 from endstate.corpus.loader import load_corpus, read_tasks
 from endstate.corpus.problems import errors, warnings
@@ -28,6 +29,7 @@ corpus_app = typer.Typer(
 corpus_app.registered_commands.extend(corpus_extra_app.registered_commands)
 corpus_app.registered_commands.extend(scheduling_app.registered_commands)
 corpus_app.registered_commands.extend(held_out_app.registered_commands)
+corpus_app.registered_commands.extend(strategies_app.registered_commands)
 
 
 @corpus_app.command("import")
