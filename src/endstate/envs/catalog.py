@@ -1,7 +1,10 @@
 """Reference data the world generator draws from: code sets, departments, suppliers.
 
-Codes are public code-set identifiers (ICD-10-CM, CPT, HCPCS, CARC, RARC) with short
-descriptions written for this project; organisations and people are fictional.
+Codes are public code-set identifiers (ICD-10-CM, CPT, HCPCS, CARC, RARC, POS) with short
+descriptions written for this project; organisations and people are fictional. The clinical part
+is small but coherent: each procedure names the diagnoses that indicate it, a diagnosis carries
+the side its code names, and CONFLICTS lists what never goes on one request or claim, so records
+built from it pair services with the diagnoses that justify them.
 """
 
 from __future__ import annotations
@@ -11,16 +14,29 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Dx:
+    """A diagnosis as the code set states it: the side belongs to the code (M17.11 is the right
+    knee), so a service's laterality is read from its diagnosis, never drawn on its own."""
+
     code: str
     description: str
+    side: str | None = None  # RT, LT, 50 (both sides) or None where the code names no side
+    condition: str = ""  # key of CONDITIONS: the complaint and the conservative care that fit
+    secondary: tuple[str, ...] = ()  # codes that may stand beside it as secondary diagnoses
+    min_age: int = 0  # the youngest age it is plausible at (age-related, degenerative codes)
 
 
 @dataclass(frozen=True)
 class Proc:
+    """A procedure and the rules a request or claim line for it must keep."""
+
     code: str
     description: str
     lateral: bool  # a procedure on a paired organ, billed with RT or LT
     fee: int  # typical billed amount in whole dollars
+    indications: tuple[str, ...] = ()  # ICD-10-CM codes that justify it
+    bilateral: bool = False  # both sides on one date: ONE unit with modifier 50 (CMS convention)
+    max_units: int = 1  # units per date of service
+    site: str = "office"  # key of SITES
 
 
 @dataclass(frozen=True)
@@ -31,98 +47,196 @@ class Department:
     procedures: tuple[Proc, ...]
 
 
+SITES: dict[str, str] = {  # place of service, with its CMS POS code
+    "office": "physician office (POS 11)",
+    "outpatient_hospital": "outpatient hospital (POS 22)",
+    "asc": "ambulatory surgical center (POS 24)",
+    "inpatient": "inpatient hospital (POS 21)",
+}
+
+# Diagnoses used by more than one table.
+# fmt: off
+OSA = Dx("G47.33", "Obstructive sleep apnea", None, "osa", ("J44.9",))
+COPD = Dx(
+    "J44.9", "Chronic obstructive pulmonary disease, unspecified", None, "copd", ("G47.33",),
+    min_age=40,
+)
+KNEE_OA_RT = Dx(
+    "M17.11", "Unilateral primary osteoarthritis, right knee", "RT", "knee_oa", ("M75.121",),
+    min_age=40,
+)
+KNEE_OA_BOTH = Dx(
+    "M17.0", "Bilateral primary osteoarthritis of knee", "50", "knee_oa", ("M75.121",),
+    min_age=40,
+)
+HF = Dx(
+    "I50.22", "Chronic systolic (congestive) heart failure", None, "heart_failure",
+    ("I48.91", "I25.119"), min_age=18,
+)
+# fmt: on
+
 DEPARTMENTS: tuple[Department, ...] = (
     Department(
         "Ophthalmology Surgery",
         "Ophthalmology",
         (
-            Dx("H25.11", "Age-related nuclear cataract, right eye"),
-            Dx("H25.12", "Age-related nuclear cataract, left eye"),
-            Dx("H40.1131", "Primary open-angle glaucoma, bilateral, mild stage"),
-            Dx("E11.3293", "Type 2 diabetes with mild nonproliferative retinopathy, bilateral"),
+            Dx("H25.11", "Age-related nuclear cataract, right eye", "RT", "cataract",
+               ("H40.1131", "E11.3293"), min_age=50),
+            Dx("H25.12", "Age-related nuclear cataract, left eye", "LT", "cataract",
+               ("H40.1131", "E11.3293"), min_age=50),
+            Dx("H25.13", "Age-related nuclear cataract, bilateral", "50", "cataract",
+               ("H40.1131", "E11.3293"), min_age=50),
+            Dx("H40.1131", "Primary open-angle glaucoma, bilateral, mild stage", "50", "glaucoma",
+               ("H25.13",), min_age=40),
+            Dx("H35.3211", "Exudative age-related macular degeneration, right eye, with active "
+               "choroidal neovascularization", "RT", "wet_amd", ("H25.13",), min_age=55),
+            Dx("E11.3212", "Type 2 diabetes mellitus with mild nonproliferative diabetic "
+               "retinopathy with macular edema, left eye", "LT", "diabetic_eye", ("H25.13",),
+               min_age=10),
+            Dx("E11.3293", "Type 2 diabetes mellitus with mild nonproliferative diabetic "
+               "retinopathy without macular edema, bilateral", "50", "diabetic_eye",
+               ("H25.13", "H40.1131"), min_age=10),
         ),
         (
-            Proc("66984", "Cataract removal with intraocular lens insertion", True, 4200),
-            Proc("92134", "Scanning computerized ophthalmic imaging, retina", False, 180),
-            Proc("67028", "Intravitreal injection of a pharmacologic agent", True, 950),
+            Proc("66984", "Cataract removal with intraocular lens insertion", True, 4200,
+                 ("H25.11", "H25.12", "H25.13"), site="asc"),
+            Proc("92134", "Scanning computerized ophthalmic imaging, retina", False, 180,
+                 ("H35.3211", "E11.3212", "E11.3293")),
+            Proc("92133", "Scanning computerized ophthalmic imaging, optic nerve", False, 170,
+                 ("H40.1131",)),
+            Proc("67028", "Intravitreal injection of a pharmacologic agent", True, 950,
+                 ("H35.3211", "E11.3212"), bilateral=True),
+            Proc("65855", "Laser trabeculoplasty", True, 1100, ("H40.1131",)),
         ),
     ),
     Department(
         "Orthopedic Surgery",
         "Orthopedics",
         (
-            Dx("M17.11", "Unilateral primary osteoarthritis, right knee"),
-            Dx("M17.12", "Unilateral primary osteoarthritis, left knee"),
-            Dx("M75.121", "Complete rotator cuff tear, right shoulder, not traumatic"),
-            Dx("S83.241A", "Other tear of medial meniscus, right knee, initial encounter"),
+            KNEE_OA_RT,
+            Dx("M17.12", "Unilateral primary osteoarthritis, left knee", "LT", "knee_oa",
+               ("M75.121",), min_age=40),
+            KNEE_OA_BOTH,
+            Dx("M75.121", "Complete rotator cuff tear or rupture of right shoulder, not "
+               "specified as traumatic", "RT", "rotator_cuff", ("M17.11", "M17.12", "M17.0"),
+               min_age=30),
+            Dx("S83.241A", "Other tear of medial meniscus, current injury, right knee, initial "
+               "encounter", "RT", "meniscus", min_age=12),
+            Dx("S83.242A", "Other tear of medial meniscus, current injury, left knee, initial "
+               "encounter", "LT", "meniscus", min_age=12),
         ),
         (
-            Proc("27447", "Total knee arthroplasty", True, 38500),
-            Proc("29881", "Knee arthroscopy with meniscectomy", True, 7800),
-            Proc("29827", "Shoulder arthroscopy with rotator cuff repair", True, 12400),
-            Proc("20610", "Arthrocentesis or injection, major joint", True, 310),
+            Proc("27447", "Total knee arthroplasty", True, 38500,
+                 ("M17.11", "M17.12", "M17.0"), site="inpatient"),
+            Proc("29881", "Knee arthroscopy with meniscectomy", True, 7800,
+                 ("S83.241A", "S83.242A"), site="asc"),
+            Proc("29827", "Shoulder arthroscopy with rotator cuff repair", True, 12400,
+                 ("M75.121",), site="asc"),
+            Proc("20610", "Arthrocentesis or injection, major joint", True, 310,
+                 ("M17.11", "M17.12", "M17.0", "M75.121"), bilateral=True),
+            Proc("73562", "Radiographs of the knee, 3 views", True, 150,
+                 ("M17.11", "M17.12", "S83.241A", "S83.242A")),
+            Proc("73565", "Radiographs of both knees, standing", False, 140, ("M17.0",)),
+            Proc("73030", "Radiographs of the shoulder, 2 or more views", True, 130, ("M75.121",)),
         ),
     ),
     Department(
         "Diagnostic Radiology",
         "Radiology",
         (
-            Dx("M54.50", "Low back pain, unspecified"),
-            Dx("M54.16", "Radiculopathy, lumbar region"),
-            Dx("R51.9", "Headache, unspecified"),
-            Dx("M25.561", "Pain in right knee"),
+            Dx("M54.50", "Low back pain, unspecified", None, "back"),
+            Dx("M54.16", "Radiculopathy, lumbar region", None, "radiculopathy", ("M54.50",),
+               min_age=18),
+            Dx("R51.9", "Headache, unspecified", None, "headache"),
+            Dx("M25.561", "Pain in right knee", "RT", "knee_pain"),
+            Dx("M25.562", "Pain in left knee", "LT", "knee_pain"),
+            Dx("R10.84", "Generalized abdominal pain", None, "abdominal_pain"),
         ),
         (
-            Proc("72148", "MRI lumbar spine without contrast", False, 1900),
-            Proc("70553", "MRI brain without and with contrast", False, 2800),
-            Proc("73721", "MRI lower extremity joint without contrast", True, 1750),
-            Proc("74177", "CT abdomen and pelvis with contrast", False, 2100),
+            Proc("72148", "MRI lumbar spine without contrast", False, 1900,
+                 ("M54.50", "M54.16"), site="outpatient_hospital"),
+            Proc("70553", "MRI brain without and with contrast", False, 2800, ("R51.9",),
+                 site="outpatient_hospital"),
+            Proc("73721", "MRI lower extremity joint without contrast", True, 1750,
+                 ("M25.561", "M25.562"), site="outpatient_hospital"),
+            Proc("74177", "CT abdomen and pelvis with contrast", False, 2100, ("R10.84",),
+                 site="outpatient_hospital"),
         ),
     ),
     Department(
         "Cardiology",
         "Cardiology",
         (
-            Dx("I25.10", "Atherosclerotic heart disease of native coronary artery"),
-            Dx("I48.91", "Unspecified atrial fibrillation"),
-            Dx("R07.9", "Chest pain, unspecified"),
-            Dx("I50.32", "Chronic diastolic heart failure"),
+            Dx("I25.119", "Atherosclerotic heart disease of native coronary artery with "
+               "unspecified angina pectoris", None, "cad", ("I48.91", "I50.22"), min_age=35),
+            Dx("I48.91", "Unspecified atrial fibrillation", None, "afib", ("I50.22", "I25.119"),
+               min_age=18),
+            Dx("R07.9", "Chest pain, unspecified", None, "chest_pain", ("I48.91",)),
+            HF,
         ),
         (
-            Proc("93306", "Transthoracic echocardiography, complete", False, 1450),
-            Proc("78452", "Myocardial perfusion imaging, multiple studies", False, 2600),
-            Proc("93458", "Left heart catheterization with coronary angiography", False, 9800),
+            Proc("93306", "Transthoracic echocardiography, complete", False, 1450,
+                 ("I25.119", "I48.91", "R07.9", "I50.22"), site="outpatient_hospital"),
+            Proc("78452", "Myocardial perfusion imaging, multiple studies", False, 2600,
+                 ("I25.119", "R07.9"), site="outpatient_hospital"),
+            Proc("93458", "Left heart catheterization with coronary angiography", False, 9800,
+                 ("I25.119",), site="outpatient_hospital"),
+            Proc("93000", "Electrocardiogram, 12 leads, with interpretation", False, 60,
+                 ("I25.119", "I48.91", "R07.9", "I50.22")),
         ),
     ),
     Department(
         "Gastroenterology",
         "Gastroenterology",
         (
-            Dx("K21.9", "Gastro-esophageal reflux disease without esophagitis"),
-            Dx("K50.90", "Crohn's disease, unspecified, without complications"),
-            Dx("Z12.11", "Encounter for screening for malignant neoplasm of colon"),
-            Dx("R13.10", "Dysphagia, unspecified"),
+            Dx("K21.9", "Gastro-esophageal reflux disease without esophagitis", None, "gerd",
+               ("R13.10",)),
+            Dx("K50.90", "Crohn's disease, unspecified, without complications", None, "crohns",
+               ("D50.0",)),
+            Dx("D50.0", "Iron deficiency anemia secondary to blood loss (chronic)", None,
+               "anemia", ("K21.9", "K50.90")),
+            Dx("R13.10", "Dysphagia, unspecified", None, "dysphagia", ("K21.9",)),
         ),
         (
-            Proc("45378", "Diagnostic colonoscopy", False, 2300),
-            Proc("43239", "Upper GI endoscopy with biopsy", False, 1900),
-            Proc("91110", "Gastrointestinal tract imaging, capsule endoscopy", False, 2700),
+            Proc("45378", "Diagnostic colonoscopy", False, 2300, ("K50.90", "D50.0"), site="asc"),
+            Proc("43239", "Upper GI endoscopy with biopsy", False, 1900,
+                 ("K21.9", "D50.0", "R13.10"), site="asc"),
+            Proc("91110", "Gastrointestinal tract imaging, capsule endoscopy", False, 2700,
+                 ("K50.90", "D50.0")),
         ),
     ),
     Department(
         "Sleep Medicine",
         "Pulmonology",
+        (OSA, Dx("R06.83", "Snoring", None, "snoring", ("J44.9",)), COPD),
         (
-            Dx("G47.33", "Obstructive sleep apnea"),
-            Dx("R06.83", "Snoring"),
-            Dx("J44.9", "Chronic obstructive pulmonary disease, unspecified"),
-        ),
-        (
-            Proc("95810", "Polysomnography, attended, 4 or more parameters", False, 3100),
-            Proc("95811", "Polysomnography with CPAP titration", False, 3300),
-            Proc("94010", "Spirometry", False, 140),
+            Proc("95810", "Polysomnography, attended, 4 or more parameters", False, 3100,
+                 ("R06.83",), site="outpatient_hospital"),
+            Proc("95811", "Polysomnography with CPAP titration", False, 3300, ("G47.33",),
+                 site="outpatient_hospital"),
+            Proc("94010", "Spirometry", False, 140, ("J44.9",)),
+            Proc("94618", "Pulmonary stress testing (6-minute walk) with oximetry", False, 120,
+                 ("J44.9",)),
         ),
     ),
+)  # fmt: skip
+
+# Pairs never requested or billed together for one patient and date, with the reason.
+CONFLICTS: tuple[tuple[str, str, str], ...] = (
+    ("27447", "29881", "a knee replacement removes the menisci; no separate meniscectomy"),
+    ("27447", "73562", "pre-operative radiographs are taken at a separate visit"),
+    ("27447", "73565", "pre-operative radiographs are taken at a separate visit"),
+    ("29881", "73562", "pre-operative radiographs are taken at a separate visit"),
+    ("29827", "73030", "pre-operative radiographs are taken at a separate visit"),
+    ("27447", "20610", "a joint injection is bundled into surgery on the same joint"),
+    ("29881", "20610", "a joint injection is bundled into surgery on the same joint"),
+    ("29827", "20610", "a joint injection is bundled into surgery on the same joint"),
+    ("66984", "92134", "pre-operative imaging is a separate visit from cataract surgery"),
+    ("92133", "92134", "optic-nerve and retina imaging are mutually exclusive on one date"),
+    ("93458", "78452", "catheterization follows the result of stress imaging"),
+    ("91110", "45378", "capsule endoscopy follows a negative colonoscopy"),
+    ("91110", "43239", "capsule endoscopy follows a negative upper endoscopy"),
+    ("95810", "95811", "a titration study replaces a second diagnostic study"),
 )
 
 
@@ -150,6 +264,16 @@ CARCS: tuple[Carc, ...] = (
     Carc("CO", "11", "Diagnosis inconsistent with the procedure", ("M76",)),
 )
 
+# The adjustments a paid remittance line carries besides its headline reason (CARC group-code).
+CONTRACTUAL = ("CO", "45", "Charge exceeds fee schedule/maximum allowable")
+# The member's share on a paid line, as a remittance names it.
+MEMBER_SHARE_TEXT = {"1": "Deductible amount", "2": "Coinsurance amount", "3": "Co-payment amount"}
+PATIENT_SHARE: dict[str, str] = {  # group PR: what the member owes on an allowed amount
+    "1": "Deductible amount",
+    "2": "Coinsurance amount",
+    "3": "Co-payment amount",
+}
+
 RARC_TEXT: dict[str, str] = {
     "N54": "Claim information is inconsistent with pre-certified/authorized services.",
     "M62": "Missing/incomplete/invalid treatment authorization code.",
@@ -172,9 +296,17 @@ RARC_TEXT: dict[str, str] = {
 
 @dataclass(frozen=True)
 class DmeItem:
+    """An equipment item, the documents a supplier needs, and what those documents must say:
+    each cites the item's qualifying diagnosis; a lab report shows the one result that qualifies
+    the patient for this item (SpO2 for oxygen, HbA1c for an insulin pump)."""
+
     hcpcs: str
     description: str
     required_documents: tuple[str, ...]  # document kinds a supplier needs before delivery
+    diagnosis: Dx | None = None
+    need: str = ""  # the face-to-face finding that qualifies the patient
+    alternatives: str = ""  # what was tried first, as the letter of medical necessity says
+    lab: str | None = None  # "SpO2" or "HbA1c": the result a lab report shows
 
 
 DME_ITEMS: tuple[DmeItem, ...] = (
@@ -182,19 +314,66 @@ DME_ITEMS: tuple[DmeItem, ...] = (
         "E0601",
         "Continuous positive airway pressure (CPAP) device",
         ("face_to_face", "sleep_study", "prescription"),
+        OSA,
+        "Witnessed apneas and daytime sleepiness; CPAP is to be used nightly",
+        "positional therapy and weight loss have not controlled symptoms",
     ),
     DmeItem(
         "E1390",
         "Oxygen concentrator, single delivery port",
         ("face_to_face", "lab", "prescription"),
+        COPD,
+        "Exertional dyspnea with resting hypoxemia on room air; long-term home oxygen is needed",
+        "optimized inhaled therapy has not corrected resting hypoxemia",
+        "SpO2",
     ),
     DmeItem(
-        "E0260", "Hospital bed, semi-electric, with mattress", ("face_to_face", "prescription")
+        "E0260",
+        "Hospital bed, semi-electric, with mattress",
+        ("face_to_face", "prescription"),
+        HF,
+        "Orthopnea requires the head of the bed raised above 30 degrees, which an ordinary bed "
+        "cannot provide",
+        "wedge pillows and a recliner have not given the positioning required",
     ),
-    DmeItem("K0001", "Standard manual wheelchair", ("face_to_face", "prescription", "lmn")),
-    DmeItem("L1833", "Knee orthosis, adjustable, prefabricated", ("prescription", "clinical_note")),
-    DmeItem("E0143", "Walker, folding, wheeled", ("prescription",)),
-    DmeItem("E0784", "External ambulatory infusion pump, insulin", ("lab", "prescription", "lmn")),
+    DmeItem(
+        "K0001",
+        "Standard manual wheelchair",
+        ("face_to_face", "prescription", "lmn"),
+        Dx(
+            "I69.351",
+            "Hemiplegia and hemiparesis following cerebral infarction affecting right dominant "
+            "side",
+        ),
+        "Right-sided weakness prevents safe walking in the home even with a cane or walker; "
+        "the patient can propel a manual wheelchair",
+        "a cane and a walker have been tried and are not enough for safe mobility",
+    ),
+    DmeItem(
+        "L1833",
+        "Knee orthosis, adjustable, prefabricated",
+        ("prescription", "clinical_note"),
+        KNEE_OA_RT,
+        "Right knee instability with osteoarthritis; an adjustable knee orthosis supports walking",
+        "physical therapy and NSAIDs have not restored stability",
+    ),
+    DmeItem(
+        "E0143",
+        "Walker, folding, wheeled",
+        ("prescription",),
+        KNEE_OA_BOTH,
+        "Painful gait from osteoarthritis of both knees; a wheeled walker allows safe walking",
+        "a single-point cane has been tried and is not enough",
+    ),
+    DmeItem(
+        "E0784",
+        "External ambulatory infusion pump, insulin",
+        ("lab", "prescription", "lmn"),
+        Dx("E10.65", "Type 1 diabetes mellitus with hyperglycemia"),
+        "Glycemic variability on multiple daily injections despite adherence",
+        "multiple daily insulin injections have not achieved glycemic control",
+        "HbA1c",
+    ),
 )
 
 SUPPLIERS: tuple[tuple[str, str], ...] = (

@@ -43,7 +43,7 @@ CREATE TABLE denials (
   worklist_status TEXT NOT NULL DEFAULT 'open', disposition TEXT);
 CREATE TABLE denial_lines (
   claim_id TEXT, line INTEGER, cpt TEXT, modifier TEXT, units INTEGER, billed REAL,
-  allowed REAL, paid REAL, grp TEXT, carc TEXT, carc_text TEXT, rarcs TEXT,
+  allowed REAL, paid REAL, grp TEXT, carc TEXT, carc_text TEXT, rarcs TEXT, adjustments TEXT,
   PRIMARY KEY (claim_id, line));
 CREATE TABLE dme_orders (
   id TEXT PRIMARY KEY, mrn TEXT, coverage_id TEXT, hcpcs TEXT, description TEXT,

@@ -54,7 +54,7 @@ def _denials(w: World) -> Rows:
 def _denial_lines(w: World) -> Rows:
     return [
         (d.claim_id, x.line, x.cpt, x.modifier, x.units, x.billed, x.allowed, x.paid, x.group,
-         x.carc, x.carc_text, json.dumps(x.rarcs))
+         x.carc, x.carc_text, json.dumps(x.rarcs), json.dumps([asdict(a) for a in x.adjustments]))
         for d in w.denials
         for x in d.lines
     ]  # fmt: skip

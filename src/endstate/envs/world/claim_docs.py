@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from endstate.envs import clinical
 from endstate.envs.world.gen_base import GenBase
 from endstate.envs.world.model import Denial, DenialLine, Patient, Provider, ReferralDx, mdy
 
@@ -21,8 +22,25 @@ def _line_text(x: DenialLine, descriptions: dict[str, str]) -> str:
     return f"{descriptions.get(x.cpt, 'procedure')} (CPT {x.cpt}{side}, {x.units} unit(s))"
 
 
+def _tried(d: Denial, weeks: int) -> str:
+    """The conservative care the primary diagnosis calls for, or why none substitutes."""
+    therapies = clinical.condition(clinical.diagnosis(d.diagnoses[0].code)).therapies
+    if not therapies:
+        return "No conservative care substitutes for prompt treatment of this condition."
+    return (
+        f"Conservative management with {therapies[0]} for {weeks} weeks has not controlled "
+        "the condition."
+    )
+
+
 def letter_text(
-    p: Patient, d: Denial, to: str, doctor: str, written: str, descriptions: dict[str, str]
+    p: Patient,
+    d: Denial,
+    to: str,
+    doctor: str,
+    written: str,
+    descriptions: dict[str, str],
+    weeks: int,
 ) -> str:
     """The letter asks for exactly the claim's denied lines, for the claim's diagnoses."""
     asks = "; ".join(_line_text(x, descriptions) for x in d.lines if x.carc != "45")
@@ -33,8 +51,8 @@ def letter_text(
         f"Re: {p.first} {p.last}, DOB {mdy(p.dob)}, MRN {p.mrn}\n"
         f"Date: {mdy(written)}    Planned date of service: {mdy(d.service_date)}\n\n"
         f"I am requesting coverage of the following for my patient: {asks}. Diagnoses: {dx}. "
-        "The findings documented in my consultation note support the service, and "
-        "conservative management appropriate to the diagnosis has not relieved symptoms.\n\n"
+        "The findings documented in my consultation note support the service. "
+        f"{_tried(d, weeks)}\n\n"
         f"Electronically signed by {doctor} on {mdy(written)}."
     )
 
@@ -76,7 +94,7 @@ def file_claim_documents(
         consult_text(p, d, doctor, seen, specialty),
     )
     to = f"{plan_name} Utilization Review"
-    letter = letter_text(p, d, to, doctor, written, descriptions)
+    letter = letter_text(p, d, to, doctor, written, descriptions, rng.choice([6, 8, 12]))
     gen.doc(p, "lmn", "Letter of medical necessity", written, doctor, d.claim_id, letter)
     if rng.random() < 0.25:  # an unsigned draft written after the signed letter
         drafted = (date.fromisoformat(written) + timedelta(days=1)).isoformat()

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from endstate.envs import catalog
-from endstate.envs.catalog import DEPARTMENTS, Carc, Department
+from endstate.envs import catalog, clinical
+from endstate.envs.catalog import DEPARTMENTS, Carc, Department, Dx
 from endstate.envs.world.claim_docs import claim_diagnoses, file_claim_documents
+from endstate.envs.world.episode import pick_episode
 from endstate.envs.world.gen_base import GenBase
 from endstate.envs.world.model import Coverage, Denial, DenialLine, DmeOrder, Plan
-from endstate.envs.world.texts import _dme_text, _service
+from endstate.envs.world.remit import denied_money, paid_money, patient_share, share_for
+from endstate.envs.world.texts import _dme_text
+
+# Documents of a DME order that record an evaluation: dated before the order they support.
+EVALUATIONS = ("face_to_face", "lab", "sleep_study", "clinical_note")
 
 DENIAL_COUNT = 48
 # Reasons in roughly the proportions a billing office sees them: medical necessity and
@@ -45,37 +50,45 @@ def _reason_for(cov: Coverage, n: int) -> Carc:
 class ClaimsGen(GenBase):
     """Denials (with their remittance lines) and DME orders, after the referrals."""
 
-    def _remittance_lines(self, dept: Department, carc: Carc) -> list[DenialLine]:
-        """One to three lines from the department's procedures; the first is always denied."""
+    def _remittance_lines(
+        self, dept: Department, carc: Carc, kind: str, years: int
+    ) -> tuple[list[Dx], list[DenialLine]]:
+        """One to three lines of one episode of care (procedures one diagnosis indicates for a
+        patient of this age, sides from that diagnosis); the first is always denied. Each line
+        balances: billed - paid is the sum of its adjustments, the member's share on PR."""
         rng = self.rng
+        diagnoses, services = pick_episode(rng, dept, years, rng.randint(1, 3))
+        fees = {p.code: p.fee for p in dept.procedures}
+        share = share_for(kind, rng)
         lines: list[DenialLine] = []
-        for i, proc in enumerate(rng.sample(list(dept.procedures), k=rng.randint(1, 3)), 1):
-            svc = _service(rng, proc)
-            billed = self.money(proc.fee * svc.quantity * rng.uniform(0.9, 1.1))
+        for i, svc in enumerate(services, 1):
+            billed = round(fees[svc.cpt] * svc.quantity * rng.uniform(0.9, 1.1) * 100)
             denied_line = i == 1 or rng.random() < 0.4
-            group, reason = (carc.group, carc) if denied_line else ("CO", catalog.CARCS[0])
-            allowed = 0.0 if denied_line else self.money(billed * 0.62)
-            paid = 0.0 if denied_line else self.money(allowed * 0.8)
+            if denied_line:
+                group, code, text = carc.group, carc.code, carc.description
+                rarcs = list(carc.remarks[: rng.randint(0, len(carc.remarks))])
+                allowed, paid, adjustments = denied_money(billed, group, code)
+            else:
+                group, code, text = catalog.CONTRACTUAL
+                rarcs = []
+                allowed, paid, adjustments = paid_money(billed, share)
             lines.append(
                 DenialLine(
                     line=i,
-                    cpt=proc.code,
+                    cpt=svc.cpt,
                     modifier=svc.laterality,
                     units=svc.quantity,
-                    billed=billed,
+                    billed=round(billed / 100, 2),
                     allowed=allowed,
                     paid=paid,
-                    group=group if denied_line else "CO",
-                    carc=reason.code if denied_line else "45",
-                    carc_text=reason.description
-                    if denied_line
-                    else "Charge exceeds fee schedule/maximum allowable",
-                    rarcs=list(reason.remarks[: rng.randint(0, len(reason.remarks))])
-                    if denied_line
-                    else [],
+                    group=group,
+                    carc=code,
+                    carc_text=text,
+                    rarcs=rarcs,
+                    adjustments=adjustments,
                 )
             )
-        return lines
+        return diagnoses, lines
 
     def _claim_dates(self, cov: Coverage, plan: Plan, carc: Carc) -> tuple[str, str, str]:
         """(service, submitted, remitted) ISO dates that agree with the coverage and reason:
@@ -112,7 +125,8 @@ class ClaimsGen(GenBase):
             window = plan.appeal_window_days if n % 9 else 30  # a few already past the deadline
             deadline = (date.fromisoformat(denied) + timedelta(days=window)).isoformat()
             filing = date.fromisoformat(service) + timedelta(days=plan.timely_filing_days)
-            lines = self._remittance_lines(dept, carc)
+            years = clinical.age(w.patient(cov.mrn).dob, self.today)
+            codes, lines = self._remittance_lines(dept, carc, plan.kind, years)
             paid = self.money(sum(x.paid for x in lines))
             claim = f"CLM{self.unique_digits(9)}"
             w.denials.append(
@@ -129,12 +143,10 @@ class ClaimsGen(GenBase):
                     timely_filing_deadline=filing.isoformat(),
                     billed=self.money(sum(x.billed for x in lines)),
                     paid=paid,
-                    patient_responsibility=self.money(
-                        sum(x.billed for x in lines if x.group == "PR")
-                    ),
+                    patient_responsibility=patient_share([a for x in lines for a in x.adjustments]),
                     eft_trace=f"EFT{self.unique_digits(10)}",
                     delegated_to=plan.delegated_to,
-                    diagnoses=claim_diagnoses(self._claim_codes(dept, lines)),
+                    diagnoses=claim_diagnoses([(x.code, x.description) for x in codes]),
                     lines=lines,
                     history=[
                         {"date": submitted, "action": "Claim submitted electronically (837P)"},
@@ -163,18 +175,25 @@ class ClaimsGen(GenBase):
                     {pr.code: pr.description for pr in dept.procedures},
                 )
 
-    def _claim_codes(self, dept: Department, lines: list[DenialLine]) -> list[tuple[str, str]]:
-        """The diagnoses that indicate the claim's procedures."""
-        return [(dept.diagnoses[0].code, dept.diagnoses[0].description)]
-
     def dme(self) -> None:
+        """Orders for patients the item's diagnosis fits, each with the documents a supplier
+        needs (some missing, some face-to-face notes stale), in an order that makes sense: the
+        evaluations come before the order, the written order and letter after them."""
         rng = self.rng
         w = self.world
         pcps = [p for p in w.providers if p.department == "Family Medicine"]
         candidates = [c for c in w.coverages if c.rank == 1]
         rng.shuffle(candidates)
-        for n, cov in enumerate(candidates[:16], start=1):
+        for n in range(1, 17):
             item = catalog.DME_ITEMS[n % len(catalog.DME_ITEMS)]
+            assert item.diagnosis is not None
+            dx = item.diagnosis
+            cov = next(
+                c
+                for c in candidates
+                if clinical.fits_age(dx, clinical.age(w.patient(c.mrn).dob, self.today))
+            )
+            candidates.remove(cov)
             supplier, fax = catalog.SUPPLIERS[rng.randrange(len(catalog.SUPPLIERS))]
             pcp = rng.choice(pcps)
             order = DmeOrder(
@@ -192,28 +211,37 @@ class ClaimsGen(GenBase):
                 status="Pending documentation",
             )
             w.dme_orders.append(order)
-            p = w.patient(cov.mrn)
-            doctor = f"{pcp.first} {pcp.last}, {pcp.credential}"
-            for kind in item.required_documents:
-                if rng.random() < 0.12:
-                    continue  # missing: the order cannot go out until someone notices
-                when = self.day(-60, -2)
-                if kind == "face_to_face" and rng.random() < 0.3:  # stale decoy, then current
-                    self.doc(
-                        p,
-                        kind,
-                        catalog.DOCUMENT_KINDS[kind],
-                        self.day(-400, -200),
-                        doctor,
-                        order.id,
-                        _dme_text(p, order, kind, doctor, rng),
-                    )
+            self._dme_documents(order, f"{pcp.first} {pcp.last}, {pcp.credential}")
+
+    def _dme_documents(self, order: DmeOrder, doctor: str) -> None:
+        rng = self.rng
+        p = self.world.patient(order.mrn)
+        ordered = date.fromisoformat(order.ordered)
+        for kind in order.required_documents:
+            if rng.random() < 0.12:
+                continue  # missing: the order cannot go out until someone notices
+            if kind in EVALUATIONS:  # within 60 days before the order
+                when = (ordered - timedelta(days=rng.randint(3, 60))).isoformat()
+            elif kind == "prescription":  # the written order, once the evaluations are in
+                when = (ordered - timedelta(days=rng.randint(0, 2))).isoformat()
+            else:  # the letter, after the evaluations it relies on
+                when = self.between(order.ordered, -1, after=-2)
+            if kind == "face_to_face" and rng.random() < 0.3:  # stale decoy, then current
                 self.doc(
                     p,
                     kind,
                     catalog.DOCUMENT_KINDS[kind],
-                    when,
+                    self.day(-400, -200),
                     doctor,
                     order.id,
                     _dme_text(p, order, kind, doctor, rng),
                 )
+            self.doc(
+                p,
+                kind,
+                catalog.DOCUMENT_KINDS[kind],
+                when,
+                doctor,
+                order.id,
+                _dme_text(p, order, kind, doctor, rng),
+            )

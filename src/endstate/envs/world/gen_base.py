@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from endstate.envs.world.model import GENERATOR_VERSION, Document, Patient, World
 
@@ -28,6 +28,14 @@ class GenBase:
     def day(self, lo: int, hi: int) -> str:
         """A date `lo..hi` days from the pinned today (negative = past)."""
         return (self.today + timedelta(days=self.rng.randint(lo, hi))).isoformat()
+
+    def between(self, start: str, hi: int, after: int = 0) -> str:
+        """A date from `after` days past `start` to `hi` days from today: for a record that
+        must follow another (a letter after the consultation it cites)."""
+        lo = (date.fromisoformat(start) - self.today).days + after
+        if lo > hi:
+            raise ValueError(f"no date {after} day(s) after {start} and {hi} from today")
+        return self.day(lo, hi)
 
     def money(self, value: float) -> float:
         return round(value, 2)

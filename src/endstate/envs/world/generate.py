@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
-from endstate.envs import names
+from endstate.envs import clinical, names
 from endstate.envs.catalog import DEPARTMENTS, Department
 from endstate.envs.world.claims import ClaimsGen
+from endstate.envs.world.coherence import problems
+from endstate.envs.world.episode import department_for, pick_episode
 from endstate.envs.world.model import (
     DEFAULT_CLOCK,
     DEFAULT_SEED,
@@ -20,7 +22,7 @@ from endstate.envs.world.model import (
     World,
     npi_check_digit,
 )
-from endstate.envs.world.texts import _clinical_note, _imaging, _lmn, _policy_text, _service
+from endstate.envs.world.texts import _clinical_note, _course, _imaging, _lmn, _policy_text
 
 
 class _Gen(ClaimsGen):
@@ -180,7 +182,19 @@ class _Gen(ClaimsGen):
         rng = self.rng
         always = {"27447", "93458", "70553", "78452", "91110"}
         imaging = {"72148", "73721", "74177", "70553", "78452"}
-        office = {"92134", "20610", "94010", "93306"}
+        office = {
+            "92134",
+            "92133",
+            "20610",
+            "94010",
+            "94618",
+            "93306",
+            "93000",
+            "65855",
+            "73562",
+            "73565",
+            "73030",
+        }  # office tests, X-rays, laser: no PA in most plans
         for plan in self.world.plans:
             numbers: set[str] = set()  # a plan never gives two policies one number
             for dept in DEPARTMENTS:
@@ -222,12 +236,11 @@ class _Gen(ClaimsGen):
         chosen = patients[:44] + patients[:4]  # four patients with two referrals
         referring = [p for p in w.providers if p.department == "Family Medicine"]
         for n, p in enumerate(chosen, start=1):
-            dept = DEPARTMENTS[(n * 7 + rng.randint(0, 5)) % len(DEPARTMENTS)]
+            years = clinical.age(p.dob, self.today)
+            dept = department_for(n * 7 + rng.randint(0, 5), years)
             provider = rng.choice([x for x in w.providers if x.department == dept.name])
             cov = sorted(covs[p.mrn], key=lambda c: (c.status != "active", c.rank, c.id))[0]
-            dxs = rng.sample(list(dept.diagnoses), k=min(len(dept.diagnoses), rng.randint(1, 2)))
-            procs = rng.sample(list(dept.procedures), k=rng.randint(1, 2))
-            services = [_service(rng, proc) for proc in procs]
+            dxs, services = pick_episode(rng, dept, years, rng.randint(1, 2), secondary=0.5)
             existing = None
             if rng.random() < 0.15:
                 existing = f"AUTH{rng.randint(1000000, 9999999)}"
@@ -255,49 +268,31 @@ class _Gen(ClaimsGen):
     def _referral_documents(
         self, ref: Referral, p: Patient, dept: Department, provider: Provider
     ) -> None:
+        """The consultation note, the letter of medical necessity (with a superseded version or
+        an unsigned draft beside it, as decoys) and a prior imaging report. Letters follow the
+        consultation they cite; the course of care both state fits the primary diagnosis."""
         rng = self.rng
         doctor = f"{provider.first} {provider.last}, {provider.credential}"
         visit = self.day(-40, -5)
-        self.doc(
-            p,
-            "clinical_note",
-            f"{dept.specialty} consultation",
-            visit,
-            doctor,
-            ref.id,
-            _clinical_note(p, ref, dept, doctor, visit, rng),
-        )
+        course = _course(rng, clinical.diagnosis(ref.diagnoses[0].code))
+        note = _clinical_note(p, ref, dept, doctor, visit, course)
+        self.doc(p, "clinical_note", f"{dept.specialty} consultation", visit, doctor, ref.id, note)
         roll = rng.random()
-        lmn = _lmn(p, ref, self.world.plan(self._plan_of(ref.coverage_id)).name, doctor, rng)
+        plan = self.world.plan(self._plan_of(ref.coverage_id)).name
+        lmn = _lmn(p, ref, plan, doctor, course, visit)
+        title = "Letter of medical necessity"
         if roll < 0.3:  # an older version the current letter supersedes
-            old = _lmn(p, ref, "Utilization Review Department", doctor, rng, older=True)
-            self.doc(
-                p,
-                "lmn",
-                "Letter of medical necessity",
-                self.day(-200, -90),
-                doctor,
-                ref.id,
-                old,
-                status="superseded",
-                version=1,
-            )
-            self.doc(
-                p,
-                "lmn",
-                "Letter of medical necessity",
-                self.day(-4, -1),
-                doctor,
-                ref.id,
-                lmn,
-                version=2,
-            )
+            old = _lmn(p, ref, "Utilization Review Department", doctor, course, visit, older=True)
+            first = self.between(visit, -3)
+            self.doc(p, "lmn", title, first, doctor, ref.id, old, status="superseded")
+            second = self.between(first, -1, after=1)
+            self.doc(p, "lmn", title, second, doctor, ref.id, lmn, version=2)
         elif roll < 0.5:  # an unsigned draft next to the signed letter
-            self.doc(p, "lmn", "Letter of medical necessity", self.day(-6, -2), doctor, ref.id, lmn)
+            self.doc(p, "lmn", title, self.between(visit, -2), doctor, ref.id, lmn)
             self.doc(
                 p,
                 "lmn",
-                "Letter of medical necessity (draft)",
+                f"{title} (draft)",
                 self.day(-1, -1),
                 doctor,
                 ref.id,
@@ -306,18 +301,13 @@ class _Gen(ClaimsGen):
                 signed=False,
             )
         else:
-            self.doc(p, "lmn", "Letter of medical necessity", self.day(-6, -1), doctor, ref.id, lmn)
+            self.doc(p, "lmn", title, self.between(visit, -1), doctor, ref.id, lmn)
         if dept.specialty in ("Radiology", "Orthopedics") or rng.random() < 0.3:
             when = self.day(-60, -10)
-            self.doc(
-                p,
-                "imaging",
-                "Prior imaging report",
-                when,
-                "Radiology reading room",
-                ref.id,
-                _imaging(p, ref, when, rng),
-            )
+            report = _imaging(p, ref, when, rng)
+            if report is not None:
+                self.doc(p, "imaging", "Prior imaging report", when, "Radiology reading room",
+                         ref.id, report)  # fmt: skip
 
 
 def generate_world(seed: int = DEFAULT_SEED, clock: str = DEFAULT_CLOCK) -> World:
@@ -332,4 +322,12 @@ def generate_world(seed: int = DEFAULT_SEED, clock: str = DEFAULT_CLOCK) -> Worl
     g.referrals()
     g.denials()
     g.dme()
+    found = problems(g.world)
+    if found:
+        more = f"\n... and {len(found) - 30} more" if len(found) > 30 else ""
+        raise ValueError(
+            f"world seed {seed} at {clock} is clinically incoherent ({len(found)} problems):\n"
+            + "\n".join(found[:30])
+            + more
+        )
     return g.world

@@ -101,6 +101,15 @@ class Referral:
 
 
 @dataclass(frozen=True)
+class Adjustment:
+    """One adjustment (an 835 CAS entry) on a remittance line: group, reason code, amount."""
+
+    group: str  # CO (contractual), PR (patient responsibility), OA (other)
+    carc: str
+    amount: float
+
+
+@dataclass(frozen=True)
 class DenialLine:
     line: int
     cpt: str
@@ -113,6 +122,9 @@ class DenialLine:
     carc: str
     carc_text: str
     rarcs: list[str]
+    # Every adjustment on the line, the headline reason (group, carc) among them; they sum to
+    # billed - paid, as an 835 line balances.
+    adjustments: list[Adjustment] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

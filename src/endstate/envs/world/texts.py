@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
-from endstate.envs import catalog
-from endstate.envs.catalog import Department, Proc
+from endstate.envs import catalog, clinical
+from endstate.envs.catalog import Department, Dx, Proc
 from endstate.envs.world.model import DmeOrder, Patient, Plan, Referral, Service, mdy
 
 
-def _service(rng: random.Random, proc: Proc) -> Service:
-    laterality = rng.choice(["RT", "LT", "RT", "LT", "50"]) if proc.lateral else None
-    quantity = 2 if laterality == "50" else (rng.choice([1, 1, 1, 2]) if proc.fee < 500 else 1)
-    return Service(proc.code, proc.description, quantity, laterality)
+def _service(proc: Proc, dx: Dx, side: str | None) -> Service:
+    """One service line for a procedure its diagnosis indicates. Laterality comes from the
+    diagnosis: a paired-organ procedure takes the code's side; a bilateral diagnosis takes 50
+    (one unit, the CMS convention) where the procedure is billed bilaterally, else `side`, the
+    one side chosen for the episode. Every catalogued service is one unit per date."""
+    laterality = None
+    if proc.lateral:
+        laterality = "50" if dx.side == "50" and proc.bilateral else side
+    return Service(proc.code, proc.description, 1, laterality)
 
 
 def _side(s: Service) -> str:
@@ -42,28 +48,46 @@ def _policy_text(plan: Plan, proc: Proc, required: bool, policy_id: str) -> str:
     )
 
 
-def _clinical_note(
-    p: Patient, ref: Referral, dept: Department, doctor: str, visit: str, rng: random.Random
-) -> str:
+@dataclass(frozen=True)
+class Course:
+    """The conservative care a referral's notes and letters state: one therapy from the primary
+    diagnosis' condition (None where no conservative care substitutes) and its weeks."""
+
+    therapy: str | None
+    weeks: int
+
+
+def _course(rng: random.Random, dx: Dx) -> Course:
+    therapies = clinical.condition(dx).therapies
     weeks = rng.choice([6, 8, 12, 16])
-    therapies = rng.choice(
-        [
-            "physical therapy",
-            "NSAIDs and activity modification",
-            "topical therapy",
-            "a home exercise program",
-            "medication titration",
-        ]
-    )
+    return Course(rng.choice(therapies) if therapies else None, weeks)
+
+
+def _site(dept: Department, cpt: str) -> str:
+    proc = next(p for p in dept.procedures if p.code == cpt)
+    return catalog.SITES[proc.site]
+
+
+def _clinical_note(
+    p: Patient, ref: Referral, dept: Department, doctor: str, visit: str, course: Course
+) -> str:
+    primary = next(d for d in ref.diagnoses if d.primary)
+    complaint = clinical.condition(clinical.diagnosis(primary.code)).complaint
+    if course.therapy:
+        history = f"{complaint} despite {course.weeks} weeks of {course.therapy}."
+    else:
+        history = f"{complaint}. Prompt treatment is indicated; no conservative care substitutes."
     dx = "; ".join(f"{d.code} {d.description}" for d in ref.diagnoses)
-    plan = "; ".join(f"{s.description}{_side(s)}, CPT {s.cpt} x{s.quantity}" for s in ref.services)
+    plan = "; ".join(
+        f"{s.description}{_side(s)}, CPT {s.cpt} x{s.quantity}, {_site(dept, s.cpt)}"
+        for s in ref.services
+    )
     return (
         f"{dept.specialty.upper()} CONSULTATION\n"
         f"Patient: {p.last}, {p.first}    DOB: {mdy(p.dob)}    MRN: {p.mrn}\n"
         f"Date of service: {mdy(visit)}    Provider: {doctor}\n\n"
         f"History of present illness: {p.first} {p.last} presents for {ref.reason.lower()}. "
-        f"Symptoms have persisted despite {weeks} weeks of {therapies}. Functional limitation "
-        "is documented in activities of daily living.\n\n"
+        f"{history} Functional limitation is documented in activities of daily living.\n\n"
         f"Assessment: {dx}.\n"
         f"Plan: {plan}. Risks, benefits and alternatives discussed; "
         "the patient wishes to proceed.\n\n"
@@ -72,10 +96,16 @@ def _clinical_note(
 
 
 def _lmn(
-    p: Patient, ref: Referral, to: str, doctor: str, rng: random.Random, older: bool = False
+    p: Patient,
+    ref: Referral,
+    to: str,
+    doctor: str,
+    course: Course,
+    visit: str,
+    older: bool = False,
 ) -> str:
     services = ref.services
-    if older:  # the superseded letter asked for something slightly different
+    if older:  # the superseded letter asked for the other side, corrected since
         services = [
             Service(
                 s.cpt,
@@ -88,50 +118,84 @@ def _lmn(
     asks = "; ".join(
         f"{s.description}{_side(s)} (CPT {s.cpt}, {s.quantity} unit(s))" for s in services
     )
-    dx = ", ".join(d.code for d in ref.diagnoses)
+    dx = "; ".join(f"{d.code} {d.description}" for d in ref.diagnoses)
+    if course.therapy:
+        tried = (
+            f"Conservative management with {course.therapy} for {course.weeks} weeks, as "
+            f"documented at the consultation of {mdy(visit)}, has not relieved symptoms"
+        )
+    else:
+        tried = "No conservative care substitutes for prompt treatment of this condition"
     return (
         "LETTER OF MEDICAL NECESSITY\n"
         f"To: {to}\n"
         f"Re: {p.first} {p.last}, DOB {mdy(p.dob)}, MRN {p.mrn}\n\n"
         f"I am writing to request coverage of the following for my patient: {asks}. "
-        f"Diagnoses: {dx}. Conservative management over {rng.randint(6, 20)} weeks has not "
-        "relieved symptoms, and the requested service is the standard of care for this "
-        "presentation. Delay is expected to worsen function.\n\n"
+        f"Diagnoses: {dx}. {tried}, and the requested service is the standard of care for "
+        "this presentation. Delay is expected to worsen function.\n\n"
         f"Electronically signed by {doctor}."
     )
 
 
-def _imaging(p: Patient, ref: Referral, when: str, rng: random.Random) -> str:
-    finding = rng.choice(
-        [
-            "moderate degenerative change",
-            "no acute abnormality",
-            "findings consistent with the clinical history",
-            "interval progression compared with the prior study",
-        ]
-    )
+def _imaging(p: Patient, ref: Referral, when: str, rng: random.Random) -> str | None:
+    """The prior radiology study of the primary diagnosis' workup, or None where none belongs."""
+    primary = next(d for d in ref.diagnoses if d.primary)
+    dx = clinical.diagnosis(primary.code)
+    study = clinical.condition(dx).imaging
+    if study is None:
+        return None
+    exam, findings = study
+    side = {"RT": " (right)", "LT": " (left)", "50": " (bilateral)"}.get(dx.side or "", "")
     return (
         f"IMAGING REPORT\nPatient: {p.last}, {p.first}  DOB: {mdy(p.dob)}  MRN: {p.mrn}\n"
-        f"Exam date: {mdy(when)}\nIndication: {ref.diagnoses[0].description}.\n"
-        f"Impression: {finding}.\nElectronically signed by the reading radiologist."
+        f"Exam: {exam}{side}    Exam date: {mdy(when)}\n"
+        f"Indication: {primary.description}.\n"
+        f"Impression: {rng.choice(findings)}.\nElectronically signed by the reading radiologist."
     )
 
 
 def _dme_text(p: Patient, order: DmeOrder, kind: str, doctor: str, rng: random.Random) -> str:
-    label = catalog.DOCUMENT_KINDS[kind]
-    item = order.description.lower()
-    body = {
-        "face_to_face": f"Face-to-face evaluation performed; the patient requires {item} "
-        "for use in the home. Mobility and safety assessed.",
-        "prescription": f"Standard written order: {order.hcpcs} {order.description}, quantity "
-        f"{order.quantity}, length of need 99 months.",
-        "sleep_study": f"Apnea-hypopnea index {rng.randint(16, 48)} events/hour; CPAP indicated.",
-        "lab": f"Resting SpO2 {rng.randint(82, 88)}% on room air; "
-        f"HbA1c {rng.randint(68, 95) / 10}%.",
-        "lmn": f"{order.description} is medically necessary; alternatives have been tried.",
-        "clinical_note": f"Examination supports the need for {item}.",
-    }[kind]
+    """A document of a DME order, written for its item: each cites the item's qualifying
+    diagnosis, and a lab report shows only the result that qualifies for this item."""
     return (
-        f"{label.upper()}\nPatient: {p.last}, {p.first}  DOB: {mdy(p.dob)}  MRN: {p.mrn}\n"
-        f"Order: {order.id} ({order.hcpcs})\n\n{body}\n\nElectronically signed by {doctor}."
+        f"{catalog.DOCUMENT_KINDS[kind].upper()}\n"
+        f"Patient: {p.last}, {p.first}  DOB: {mdy(p.dob)}  MRN: {p.mrn}\n"
+        f"Order: {order.id} ({order.hcpcs})\n\n{_dme_body(order, kind, rng)}\n\n"
+        f"Electronically signed by {doctor}."
     )
+
+
+def _dme_body(order: DmeOrder, kind: str, rng: random.Random) -> str:
+    item = clinical.dme_item(order.hcpcs)
+    assert item.diagnosis is not None
+    cite = f"Diagnosis: {item.diagnosis.code} {item.diagnosis.description}."
+    if kind == "face_to_face":
+        return (
+            f"Face-to-face evaluation for {order.description.lower()}. {item.need}. {cite} "
+            "Use in the home is required; mobility and safety assessed."
+        )
+    if kind == "prescription":
+        return (
+            f"Standard written order: {order.hcpcs} {order.description}, quantity "
+            f"{order.quantity}, length of need 99 months. {cite}"
+        )
+    if kind == "sleep_study":
+        return (
+            f"Attended polysomnography: apnea-hypopnea index {rng.randint(16, 48)} events/hour. "
+            f"{cite} CPAP indicated."
+        )
+    if kind == "lab" and item.lab == "SpO2":
+        return (
+            f"Resting SpO2 {rng.randint(82, 88)}% on room air; arterial PaO2 "
+            f"{rng.randint(48, 55)} mm Hg. {cite}"
+        )
+    if kind == "lab" and item.lab == "HbA1c":
+        return (
+            f"HbA1c {rng.randint(75, 95) / 10}%; fasting C-peptide below the reference range. "
+            f"{cite}"
+        )
+    if kind == "lmn":
+        return f"{order.description} is medically necessary: {item.alternatives}. {cite}"
+    if kind == "clinical_note":
+        return f"Examination: {item.need}. {cite}"
+    raise ValueError(f"no {kind} document is written for {order.hcpcs}")

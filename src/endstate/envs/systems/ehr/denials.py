@@ -79,21 +79,33 @@ def _remittance(d: Any, lines: list[Any], plan: Any) -> str:
         f"EFT trace {d['eft_trace']}    Paid {mdy(d['denied'])}",
         f"Claim {d['claim_id']}  Service {mdy(d['service_date'])}",
         "",
-        "LN  CPT    MOD  UNITS     BILLED    ALLOWED       PAID  ADJ      REMARKS",
+        "LN  CPT    MOD  UNITS     BILLED    ALLOWED       PAID  ADJ         AMOUNT  REMARKS",
     ]
+    codes = {(x["grp"], x["carc"]): x["carc_text"] for x in lines}
     for x in lines:
+        adjustments = _adjustments(x)
+        first = adjustments[0] if adjustments else (x["grp"], x["carc"], 0.0)
         out.append(
             f"{x['line']:<3} {x['cpt']:<6} {x['modifier'] or '':<4} {x['units']:>5} "
             f"{x['billed']:>10.2f} {x['allowed']:>10.2f} {x['paid']:>10.2f}  "
-            f"{x['grp']}-{x['carc']:<5} {', '.join(json.loads(x['rarcs']))}"
+            f"{first[0]}-{first[1]:<5} {first[2]:>9.2f}  {', '.join(json.loads(x['rarcs']))}"
         )
-    codes = {(x["grp"], x["carc"]): x["carc_text"] for x in lines}
+        for group, carc, amount in adjustments[1:]:  # the line's further adjustments
+            out.append(f"{'':<61}{group}-{carc:<5} {amount:>9.2f}")
+        for group, carc, _ in adjustments:
+            if group == "PR" and carc in catalog.MEMBER_SHARE_TEXT:
+                codes.setdefault((group, carc), catalog.MEMBER_SHARE_TEXT[carc])
     out += ["", "ADJUSTMENT REASONS"]
     out += [f"{g}-{c}: {text}" for (g, c), text in sorted(codes.items())]
     remarks = sorted({r for x in lines for r in json.loads(x["rarcs"])})
     if remarks:
         out += ["", "REMARKS"] + [f"{r}: {catalog.RARC_TEXT.get(r, '')}" for r in remarks]
     return "\n".join(out)
+
+
+def _adjustments(line: Any) -> list[tuple[str, str, float]]:
+    """A line's adjustments (group, reason, amount), the headline reason's world rows first."""
+    return [(a["group"], a["carc"], a["amount"]) for a in json.loads(line["adjustments"] or "[]")]
 
 
 def _page(
@@ -134,7 +146,10 @@ def _page(
         coverage=ctx.db.row("SELECT * FROM coverages WHERE id = ?", (d["coverage_id"],)),
         provider=ctx.db.row("SELECT * FROM providers WHERE npi = ?", (d["provider_npi"],)),
         plan=plan,
-        lines=[dict(x) | {"rarcs": json.loads(x["rarcs"])} for x in lines],
+        lines=[
+            dict(x) | {"rarcs": json.loads(x["rarcs"]), "adjustments": _adjustments(x)}
+            for x in lines
+        ],
         remittance=_remittance(d, lines, plan),
         history=json.loads(d["history"]),
         diagnoses=json.loads(d["diagnoses"] or "[]"),
