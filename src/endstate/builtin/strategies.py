@@ -69,8 +69,9 @@ def strategy_steps(w: WorldView, task: Task, strategy: str) -> list[dict[str, An
 def _submit_request(t: Traj, w: WorldView, ref: Referral) -> None:
     """Request authorization through the plan's own channel, then note it and clear."""
     plan = w.plan_of(ref.coverage_id)
+    # Blind to status and signature: the newest letter in the chart, whatever it is.
     letters = [d for d in w.docs_by_related[ref.id] if d.kind == "lmn"]
-    letter = w.current_lmn(ref.id) or (letters[0] if letters else None)
+    letter = max(letters, key=lambda d: (d.date, d.id)) if letters else None
     if plan.portal == "payer_a" and letter is not None:
         _portal_request(t, w, ref, letter)
         receipt = "Confirmation ${conf}."

@@ -102,7 +102,7 @@ class ClaimsGen(GenBase):
             service = today - timedelta(days=plan.timely_filing_days + rng.randint(60, 90))
         else:
             start = date.fromisoformat(cov.effective) + timedelta(days=1)
-            service = max(start, today - timedelta(days=rng.randint(40, 170)))
+            service = max(start, today - timedelta(days=rng.randint(35, 120)))
         if carc.code == "29":  # filed late: after the plan's limit from the date of service
             delay = plan.timely_filing_days + rng.randint(3, 20)
         else:

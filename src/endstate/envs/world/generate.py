@@ -281,13 +281,13 @@ class _Gen(ClaimsGen):
         plan = self.world.plan(self._plan_of(ref.coverage_id)).name
         lmn = _lmn(p, ref, plan, doctor, course, visit)
         title = "Letter of medical necessity"
-        if roll < 0.3:  # an older version the current letter supersedes
+        if roll < 0.2:  # an older version the current letter supersedes
             old = _lmn(p, ref, "Utilization Review Department", doctor, course, visit, older=True)
             first = self.between(visit, -3)
             self.doc(p, "lmn", title, first, doctor, ref.id, old, status="superseded")
             second = self.between(first, -1, after=1)
             self.doc(p, "lmn", title, second, doctor, ref.id, lmn, version=2)
-        elif roll < 0.5:  # an unsigned draft next to the signed letter
+        elif roll < 0.6:  # an unsigned draft, newer than the signed letter, beside it
             self.doc(p, "lmn", title, self.between(visit, -2), doctor, ref.id, lmn)
             self.doc(
                 p,

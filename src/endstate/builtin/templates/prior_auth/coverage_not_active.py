@@ -16,6 +16,7 @@ from endstate.builtin.templates.common import (
     jcheck,
     last_note,
     q,
+    replace_value,
     rubric,
 )
 from endstate.builtin.templates.prior_auth.facts import (
@@ -56,7 +57,7 @@ class CoverageNotActive(TaskTemplate):
             ),
             start_system="ehr",
             start_path="/worklist",
-            checks=self._checks(ref, state),
+            checks=self._checks(ref, w.coverages[ref.coverage_id], state),
             expected_outcome="no request sent; referral left open; note documents the coverage "
             "problem and escalation",
             rationale=f"The referral's coverage is {state}: a request would be against coverage "
@@ -83,8 +84,10 @@ class CoverageNotActive(TaskTemplate):
         t.referral_note(ref.id, "Coverage not active - auth on hold", FOLLOW_UP, body)
         return t
 
-    def _checks(self, ref: Referral, state: str) -> list[dict[str, object]]:
-        """Documented, nothing requested, and the referral still open."""
+    def _checks(self, ref: Referral, cov: Coverage, state: str) -> list[dict[str, object]]:
+        """Documented with the coverage fact the chart shows (an escalation that never read
+        the coverage does not pass), nothing requested, and the referral still open."""
+        notes = f"join(' ', ehr.notes[?subject_id=={q(ref.id)}].body || `[]`)"
         return [
             jcheck(
                 f"length(ehr.notes[?subject_id=={q(ref.id)}]) > `0`",
@@ -92,6 +95,13 @@ class CoverageNotActive(TaskTemplate):
                 1,
                 "A note documents what was found",
                 "Documentation",
+            ),
+            jcheck(
+                " || ".join(f"contains({notes}, {q(form)})" for form in _evidence(cov)),
+                True,
+                2,
+                "The note states the coverage fact that stops the request",
+                "Data Accuracy",
             ),
             _no_request(ref.mrn, 2),
             jcheck(
@@ -120,6 +130,16 @@ class CoverageNotActive(TaskTemplate):
         mutations = [
             *drop_mutations(t),
             Mutation(
+                "no-coverage-fact",
+                "wrong-value",
+                "escalate without stating what is wrong with the coverage",
+                replace_value(
+                    t,
+                    "note-body",
+                    "Prior authorization on hold; escalated to patient access for review.",
+                ),
+            ),
+            Mutation(
                 "clear-anyway",
                 "wrong-action",
                 "record a determination and clear the referral anyway",
@@ -139,6 +159,16 @@ class CoverageNotActive(TaskTemplate):
                 )
             )
         return mutations
+
+
+def _evidence(cov: Coverage) -> list[str]:
+    """What a note must quote to show the coverage was read: the date it ended or starts, or
+    its inactive status (either case of the first letter)."""
+    if cov.status == "terminated" and cov.termination:
+        return [mdy(cov.termination)]
+    if cov.status == "future":
+        return [mdy(cov.effective)]
+    return ["inactive", "Inactive"]
 
 
 def _state(cov: Coverage) -> str:

@@ -31,6 +31,12 @@ from endstate.builtin.templates.prior_auth.facts import (
 from endstate.envs.world import Document, Referral
 
 
+def _newer_decoy(w: WorldView, referral_id: str) -> bool:
+    """A decoy letter dated after the current one: the trap a "newest letter" habit falls in."""
+    decoy, current = w.decoy_lmn(referral_id), w.current_lmn(referral_id)
+    return decoy is not None and current is not None and decoy.date > current.date
+
+
 class PortalRequest(TaskTemplate):
     """Medium: carry the referral into Payer A's form, bring the confirmation back."""
 
@@ -50,7 +56,7 @@ class PortalRequest(TaskTemplate):
                 and not r.existing_auth
                 and any(_needs_auth(w, r))
                 and lmn is not None
-                and (w.decoy_lmn(r.id) is not None or not self.decoy)
+                and (not self.decoy or _newer_decoy(w, r.id))
             ):
                 out.append(r.id)
         return out
