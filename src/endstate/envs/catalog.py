@@ -295,6 +295,22 @@ RARC_TEXT: dict[str, str] = {
 
 
 @dataclass(frozen=True)
+class DmeCriterion:
+    """A payer's coverage criterion for an item, on one measured result (as LCDs put it)."""
+
+    marker: str  # the result's name in a report: "apnea-hypopnea index", "SpO2", "HbA1c"
+    at_least: float | None  # the result must be at least this (None: no lower bound)
+    at_most: float | None  # ... or at most this
+    unit: str  # "events/hour", "%"
+    text: str  # the criterion as the order page states it
+
+    def met(self, value: float) -> bool:
+        return (self.at_least is None or value >= self.at_least) and (
+            self.at_most is None or value <= self.at_most
+        )
+
+
+@dataclass(frozen=True)
 class DmeItem:
     """An equipment item, the documents a supplier needs, and what those documents must say:
     each cites the item's qualifying diagnosis; a lab report shows the one result that qualifies
@@ -307,6 +323,7 @@ class DmeItem:
     need: str = ""  # the face-to-face finding that qualifies the patient
     alternatives: str = ""  # what was tried first, as the letter of medical necessity says
     lab: str | None = None  # "SpO2" or "HbA1c": the result a lab report shows
+    criterion: DmeCriterion | None = None  # the coverage criterion on a measured result
 
 
 DME_ITEMS: tuple[DmeItem, ...] = (
@@ -317,6 +334,14 @@ DME_ITEMS: tuple[DmeItem, ...] = (
         OSA,
         "Witnessed apneas and daytime sleepiness; CPAP is to be used nightly",
         "positional therapy and weight loss have not controlled symptoms",
+        criterion=DmeCriterion(
+            "apnea-hypopnea index",
+            15,
+            None,
+            "events/hour",
+            "An attended sleep study shows an apnea-hypopnea index (AHI) of at least 15 "
+            "events/hour.",
+        ),
     ),
     DmeItem(
         "E1390",
@@ -326,6 +351,13 @@ DME_ITEMS: tuple[DmeItem, ...] = (
         "Exertional dyspnea with resting hypoxemia on room air; long-term home oxygen is needed",
         "optimized inhaled therapy has not corrected resting hypoxemia",
         "SpO2",
+        DmeCriterion(
+            "SpO2",
+            None,
+            88,
+            "%",
+            "Resting oxygen saturation (SpO2) on room air is 88% or lower.",
+        ),
     ),
     DmeItem(
         "E0260",
@@ -373,6 +405,13 @@ DME_ITEMS: tuple[DmeItem, ...] = (
         "Glycemic variability on multiple daily injections despite adherence",
         "multiple daily insulin injections have not achieved glycemic control",
         "HbA1c",
+        DmeCriterion(
+            "HbA1c",
+            7.0,
+            None,
+            "%",
+            "HbA1c is above goal (at least 7.0%) on multiple daily injections.",
+        ),
     ),
 )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import date, timedelta
 
 from endstate.envs import catalog, clinical
@@ -45,6 +46,19 @@ def _reason_for(cov: Coverage, n: int) -> Carc:
         return next(c for c in catalog.CARCS if c.code == "27")
     mix = [c for c in REASON_MIX if c.code != "27"]
     return mix[n % len(mix)]
+
+
+def _result(rng: random.Random, item: catalog.DmeItem, fails: bool) -> float:
+    """The result the item's criterion reads, qualifying or falling short of it."""
+    ranges = {  # marker: (qualifying, falling short)
+        "apnea-hypopnea index": ((16, 48), (6, 13)),
+        "SpO2": ((82, 88), (90, 94)),
+        "HbA1c": ((75, 95), (62, 69)),  # tenths of a percent
+    }
+    assert item.criterion is not None
+    low, high = ranges[item.criterion.marker][1 if fails else 0]
+    value = rng.randint(low, high)
+    return value / 10 if item.criterion.marker == "HbA1c" else float(value)
 
 
 class ClaimsGen(GenBase):
@@ -184,6 +198,8 @@ class ClaimsGen(GenBase):
         pcps = [p for p in w.providers if p.department == "Family Medicine"]
         candidates = [c for c in w.coverages if c.rank == 1]
         rng.shuffle(candidates)
+        measured = 0  # orders whose item has a coverage criterion on a result
+        short = set(rng.sample(range(7), 2))  # which of them fall short of it
         for n in range(1, 17):
             item = catalog.DME_ITEMS[n % len(catalog.DME_ITEMS)]
             assert item.diagnosis is not None
@@ -209,7 +225,9 @@ class ClaimsGen(GenBase):
                 required_documents=list(item.required_documents),
                 ordered=self.day(-14, -1),
                 status="Pending documentation",
+                result=None if item.criterion is None else _result(rng, item, measured in short),
             )
+            measured += item.criterion is not None
             w.dme_orders.append(order)
             self._dme_documents(order, f"{pcp.first} {pcp.last}, {pcp.credential}")
 

@@ -164,6 +164,7 @@ class DmeOrder:
     required_documents: list[str]
     ordered: str
     status: str
+    result: float | None = None  # the measured result the item's coverage criterion reads
 
 
 @dataclass(frozen=True)

@@ -179,21 +179,18 @@ def _dme_body(order: DmeOrder, kind: str, rng: random.Random) -> str:
             f"Standard written order: {order.hcpcs} {order.description}, quantity "
             f"{order.quantity}, length of need 99 months. {cite}"
         )
+    result = order.result
     if kind == "sleep_study":
-        return (
-            f"Attended polysomnography: apnea-hypopnea index {rng.randint(16, 48)} events/hour. "
-            f"{cite} CPAP indicated."
-        )
+        ahi = int(result) if result is not None else rng.randint(16, 48)
+        verdict = "CPAP indicated." if ahi >= 15 else "Findings in the mild range."
+        return f"Attended polysomnography: apnea-hypopnea index {ahi} events/hour. {cite} {verdict}"
     if kind == "lab" and item.lab == "SpO2":
-        return (
-            f"Resting SpO2 {rng.randint(82, 88)}% on room air; arterial PaO2 "
-            f"{rng.randint(48, 55)} mm Hg. {cite}"
-        )
+        spo2 = int(result) if result is not None else rng.randint(82, 88)
+        pao2 = rng.randint(48, 55) if spo2 <= 88 else rng.randint(60, 68)
+        return f"Resting SpO2 {spo2}% on room air; arterial PaO2 {pao2} mm Hg. {cite}"
     if kind == "lab" and item.lab == "HbA1c":
-        return (
-            f"HbA1c {rng.randint(75, 95) / 10}%; fasting C-peptide below the reference range. "
-            f"{cite}"
-        )
+        a1c = result if result is not None else rng.randint(75, 95) / 10
+        return f"HbA1c {a1c}%; fasting C-peptide below the reference range. {cite}"
     if kind == "lmn":
         return f"{order.description} is medically necessary: {item.alternatives}. {cite}"
     if kind == "clinical_note":

@@ -7,6 +7,7 @@ which chart documents are the right ones to send."""
 from __future__ import annotations
 
 from endstate.builtin.templates.base import TaskTemplate
+from endstate.builtin.templates.dme.criteria_not_met import CriteriaNotMet
 from endstate.builtin.templates.dme.facts import FAMILY
 from endstate.builtin.templates.dme.fax_order import FaxOrder
 from endstate.builtin.templates.dme.missing_document import MissingDocument
@@ -22,6 +23,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     QueuePacket(),
     QueueWrittenOrder(),
     MissingDocument(),
+    CriteriaNotMet(),
 )
 
 __all__ = ["FAMILY", "TEMPLATES"]

@@ -14,7 +14,7 @@ from endstate.builtin.templates.common import (
     q,
     retarget,
 )
-from endstate.envs import catalog
+from endstate.envs import catalog, clinical
 from endstate.envs.systems.ehr import controls as ehr
 from endstate.envs.systems.fax import controls as fax
 from endstate.envs.world import DmeOrder, Document, mdy
@@ -30,9 +30,21 @@ def _docs(w: WorldView, o: DmeOrder) -> dict[str, list[Document]]:
     return {k: sorted(v, key=lambda d: d.date, reverse=True) for k, v in out.items()}
 
 
-def _complete(w: WorldView, o: DmeOrder) -> bool:
+def _qualifies(o: DmeOrder) -> bool:
+    """The order's measured result meets the item's coverage criterion (or it has none)."""
+    criterion = clinical.dme_item(o.hcpcs).criterion
+    return criterion is None or o.result is None or criterion.met(o.result)
+
+
+def _documented(w: WorldView, o: DmeOrder) -> bool:
+    """Every required document is in the chart, each under a label of its own."""
     docs = _docs(w, o)
     return all(k in docs and all(w.unambiguous(d) for d in docs[k]) for k in o.required_documents)
+
+
+def _complete(w: WorldView, o: DmeOrder) -> bool:
+    """Ready to go to the supplier: documented, and the item's criterion met."""
+    return _documented(w, o) and _qualifies(o)
 
 
 def _stale(w: WorldView, o: DmeOrder) -> Document | None:

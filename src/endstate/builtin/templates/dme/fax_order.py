@@ -22,6 +22,7 @@ from endstate.builtin.templates.dme.facts import (
     _given,
     _intro,
     _one_fax,
+    _qualifies,
     _sent,
     _wrong_supplier,
 )
@@ -44,7 +45,7 @@ class FaxOrder(TaskTemplate):
         for o in w.world.dme_orders:
             rx = _docs(w, o).get("prescription", [])
             others = [d for d in w.docs_by_mrn[o.mrn] if d.kind != "prescription"]
-            if len(rx) == 1 and w.unambiguous(rx[0]) and others:
+            if len(rx) == 1 and w.unambiguous(rx[0]) and others and _qualifies(o):
                 out.append(o.id)
         return out
 

@@ -26,6 +26,7 @@ TABS: tuple[tuple[str, str], ...] = (
     ("notes", "Notes"),
 )
 _CATEGORIES = notes.CATEGORIES
+_criteria = {item.hcpcs: item.criterion for item in catalog.DME_ITEMS}
 
 
 @endpoint(SYSTEM)
@@ -97,6 +98,7 @@ def _page(
             (order_id,),
         ),
         kinds=catalog.DOCUMENT_KINDS,
+        criterion=_criteria.get(order["hcpcs"]),
         category_labels=_CATEGORIES,
         tab=tab,
         tabs=TABS,
