@@ -36,7 +36,8 @@ class Proc:
     indications: tuple[str, ...] = ()  # ICD-10-CM codes that justify it
     bilateral: bool = False  # both sides on one date: ONE unit with modifier 50 (CMS convention)
     max_units: int = 1  # units per date of service
-    site: str = "office"  # key of SITES
+    site: str = "office"  # key of SITES: where it is usually done
+    alt_sites: tuple[str, ...] = ()  # other places it may be scheduled (keys of SITES)
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ DEPARTMENTS: tuple[Department, ...] = (
         ),
         (
             Proc("66984", "Cataract removal with intraocular lens insertion", True, 4200,
-                 ("H25.11", "H25.12", "H25.13"), site="asc"),
+                 ("H25.11", "H25.12", "H25.13"), site="asc", alt_sites=("outpatient_hospital",)),
             Proc("92134", "Scanning computerized ophthalmic imaging, retina", False, 180,
                  ("H35.3211", "E11.3212", "E11.3293")),
             Proc("92133", "Scanning computerized ophthalmic imaging, optic nerve", False, 170,
@@ -129,9 +130,9 @@ DEPARTMENTS: tuple[Department, ...] = (
             Proc("27447", "Total knee arthroplasty", True, 38500,
                  ("M17.11", "M17.12", "M17.0"), site="inpatient"),
             Proc("29881", "Knee arthroscopy with meniscectomy", True, 7800,
-                 ("S83.241A", "S83.242A"), site="asc"),
+                 ("S83.241A", "S83.242A"), site="asc", alt_sites=("outpatient_hospital",)),
             Proc("29827", "Shoulder arthroscopy with rotator cuff repair", True, 12400,
-                 ("M75.121",), site="asc"),
+                 ("M75.121",), site="asc", alt_sites=("outpatient_hospital",)),
             Proc("20610", "Arthrocentesis or injection, major joint", True, 310,
                  ("M17.11", "M17.12", "M17.0", "M75.121"), bilateral=True),
             Proc("73562", "Radiographs of the knee, 3 views", True, 150,
@@ -198,9 +199,10 @@ DEPARTMENTS: tuple[Department, ...] = (
             Dx("R13.10", "Dysphagia, unspecified", None, "dysphagia", ("K21.9",)),
         ),
         (
-            Proc("45378", "Diagnostic colonoscopy", False, 2300, ("K50.90", "D50.0"), site="asc"),
+            Proc("45378", "Diagnostic colonoscopy", False, 2300, ("K50.90", "D50.0"), site="asc",
+                 alt_sites=("outpatient_hospital",)),
             Proc("43239", "Upper GI endoscopy with biopsy", False, 1900,
-                 ("K21.9", "D50.0", "R13.10"), site="asc"),
+                 ("K21.9", "D50.0", "R13.10"), site="asc", alt_sites=("outpatient_hospital",)),
             Proc("91110", "Gastrointestinal tract imaging, capsule endoscopy", False, 2700,
                  ("K50.90", "D50.0")),
         ),

@@ -33,7 +33,7 @@ CREATE TABLE referral_diagnoses (
   PRIMARY KEY (referral_id, seq));
 CREATE TABLE referral_services (
   referral_id TEXT, seq INTEGER, cpt TEXT, description TEXT, quantity INTEGER, laterality TEXT,
-  PRIMARY KEY (referral_id, seq));
+  site TEXT, PRIMARY KEY (referral_id, seq));
 CREATE TABLE denials (
   claim_id TEXT PRIMARY KEY, mrn TEXT, coverage_id TEXT, plan_id TEXT, provider_npi TEXT,
   service_date TEXT, submitted TEXT, denied TEXT, appeal_deadline TEXT,
@@ -54,7 +54,7 @@ CREATE TABLE documents (
   signed INTEGER, version INTEGER, text TEXT, related_id TEXT);
 CREATE TABLE payer_rules (
   plan_id TEXT, cpt TEXT, description TEXT, requires_auth INTEGER, policy_id TEXT, policy_text TEXT,
-  PRIMARY KEY (plan_id, cpt));
+  sites TEXT, PRIMARY KEY (plan_id, cpt));
 
 CREATE TABLE notes (
   id INTEGER PRIMARY KEY AUTOINCREMENT, system TEXT NOT NULL, subject_type TEXT NOT NULL,

@@ -34,7 +34,7 @@ def _referral_diagnoses(w: World) -> Rows:
 
 def _referral_services(w: World) -> Rows:
     return [
-        (r.id, i, s.cpt, s.description, s.quantity, s.laterality)
+        (r.id, i, s.cpt, s.description, s.quantity, s.laterality, s.site)
         for r in w.referrals
         for i, s in enumerate(r.services, 1)
     ]
@@ -78,7 +78,15 @@ def _documents(w: World) -> Rows:
 
 def _payer_rules(w: World) -> Rows:
     return [
-        (r.plan_id, r.cpt, r.description, int(r.requires_auth), r.policy_id, r.policy_text)
+        (
+            r.plan_id,
+            r.cpt,
+            r.description,
+            int(r.requires_auth),
+            r.policy_id,
+            r.policy_text,
+            json.dumps(r.sites),
+        )
         for r in w.payer_rules
     ]
 

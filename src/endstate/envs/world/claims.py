@@ -199,7 +199,7 @@ class ClaimsGen(GenBase):
         candidates = [c for c in w.coverages if c.rank == 1]
         rng.shuffle(candidates)
         measured = 0  # orders whose item has a coverage criterion on a result
-        short = set(rng.sample(range(7), 2))  # which of them fall short of it
+        short = set(rng.sample(range(7), 3))  # which of them fall short of it
         for n in range(1, 17):
             item = catalog.DME_ITEMS[n % len(catalog.DME_ITEMS)]
             assert item.diagnosis is not None

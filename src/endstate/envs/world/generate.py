@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 
 from endstate.envs import clinical, names
@@ -19,6 +20,7 @@ from endstate.envs.world.model import (
     Provider,
     Referral,
     ReferralDx,
+    Service,
     World,
     npi_check_digit,
 )
@@ -216,6 +218,14 @@ class _Gen(ClaimsGen):
                     while policy_id in numbers:
                         policy_id = f"{plan.member_prefix}-UM-{rng.randint(100, 999)}"
                     numbers.add(policy_id)
+                    # Site-of-service programs: a commercial or managed Medicaid plan requires
+                    # authorization for a procedure a surgical center could do only when it is
+                    # booked in a hospital.
+                    sites = (
+                        ["outpatient_hospital"]
+                        if req and proc.alt_sites and plan.kind in ("commercial", "medicaid_mco")
+                        else []
+                    )
                     self.world.payer_rules.append(
                         PayerRule(
                             plan.id,
@@ -223,7 +233,8 @@ class _Gen(ClaimsGen):
                             proc.description,
                             req,
                             policy_id,
-                            _policy_text(plan, proc, req, policy_id),
+                            _policy_text(plan, proc, req, policy_id, sites),
+                            sites,
                         )
                     )
 
@@ -233,7 +244,7 @@ class _Gen(ClaimsGen):
         covs = {c.mrn: [x for x in w.coverages if x.mrn == c.mrn] for c in w.coverages}
         patients = list(w.patients)
         rng.shuffle(patients)
-        chosen = patients[:44] + patients[:4]  # four patients with two referrals
+        chosen = patients[:54] + patients[:4]  # four patients with two referrals
         referring = [p for p in w.providers if p.department == "Family Medicine"]
         for n, p in enumerate(chosen, start=1):
             years = clinical.age(p.dob, self.today)
@@ -241,6 +252,7 @@ class _Gen(ClaimsGen):
             provider = rng.choice([x for x in w.providers if x.department == dept.name])
             cov = sorted(covs[p.mrn], key=lambda c: (c.status != "active", c.rank, c.id))[0]
             dxs, services = pick_episode(rng, dept, years, rng.randint(1, 2), secondary=0.5)
+            services = [self._scheduled(dept, s) for s in services]
             existing = None
             if rng.random() < 0.15:
                 existing = f"AUTH{rng.randint(1000000, 9999999)}"
@@ -264,6 +276,14 @@ class _Gen(ClaimsGen):
                 )
             )
             self._referral_documents(w.referrals[-1], p, dept, provider)
+
+    def _scheduled(self, dept: Department, s: Service) -> Service:
+        """The service with the place it is scheduled: its usual site, or, for a procedure an
+        ambulatory surgical center or a hospital may do, either."""
+        proc = next(p for p in dept.procedures if p.code == s.cpt)
+        options = [proc.site, *proc.alt_sites]
+        where = self.rng.choice(options) if len(options) > 1 else options[0]
+        return replace(s, site=where)
 
     def _referral_documents(
         self, ref: Referral, p: Patient, dept: Department, provider: Provider

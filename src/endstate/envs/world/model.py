@@ -81,6 +81,7 @@ class Service:
     description: str
     quantity: int
     laterality: str | None  # RT, LT, 50 (bilateral) or None
+    site: str = ""  # where it is scheduled (a key of catalog.SITES); "" on a claim line
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,7 @@ class PayerRule:
     requires_auth: bool
     policy_id: str
     policy_text: str
+    sites: list[str] = field(default_factory=list)  # if any: required only at these sites
 
 
 @dataclass

@@ -25,8 +25,20 @@ def _side(s: Service) -> str:
     return {"RT": " (right)", "LT": " (left)", "50": " (bilateral)"}.get(s.laterality or "", "")
 
 
-def _policy_text(plan: Plan, proc: Proc, required: bool, policy_id: str) -> str:
+def _policy_text(
+    plan: Plan, proc: Proc, required: bool, policy_id: str, sites: list[str] | None = None
+) -> str:
     head = f"{plan.name} medical policy {policy_id}. {proc.description} (CPT {proc.code})"
+    if required and sites:
+        where = " or ".join(catalog.SITES[s] for s in sites)
+        free = " or ".join(catalog.SITES[s] for s in (proc.site, *proc.alt_sites) if s not in sites)
+        return (
+            f"{head} requires prior authorization only when performed in an {where}; when "
+            f"performed in an {free} no prior authorization is required (site-of-service "
+            "program). Requests for the hospital setting are submitted through the provider "
+            "portal with supporting clinical documentation; services rendered there without an "
+            "approved authorization are denied as provider liability (CARC 197)."
+        )
     if required:
         how = (
             "through the provider portal"
@@ -63,9 +75,10 @@ def _course(rng: random.Random, dx: Dx) -> Course:
     return Course(rng.choice(therapies) if therapies else None, weeks)
 
 
-def _site(dept: Department, cpt: str) -> str:
-    proc = next(p for p in dept.procedures if p.code == cpt)
-    return catalog.SITES[proc.site]
+def _site(dept: Department, s: Service) -> str:
+    """Where the service is scheduled: the referral's own place, else the usual one."""
+    proc = next(p for p in dept.procedures if p.code == s.cpt)
+    return catalog.SITES[s.site or proc.site]
 
 
 def _clinical_note(
@@ -79,7 +92,7 @@ def _clinical_note(
         history = f"{complaint}. Prompt treatment is indicated; no conservative care substitutes."
     dx = "; ".join(f"{d.code} {d.description}" for d in ref.diagnoses)
     plan = "; ".join(
-        f"{s.description}{_side(s)}, CPT {s.cpt} x{s.quantity}, {_site(dept, s.cpt)}"
+        f"{s.description}{_side(s)}, CPT {s.cpt} x{s.quantity}, {_site(dept, s)}"
         for s in ref.services
     )
     return (

@@ -22,7 +22,6 @@ from endstate.builtin.templates.common import (
 from endstate.builtin.templates.dme.facts import (
     FAMILY,
     _docs,
-    _documented,
     _note_look_alike,
     _order_given,
     _order_intro,
@@ -58,7 +57,12 @@ class CriteriaNotMet(TaskTemplate):
     scenario_label = "supplier_paperwork"
 
     def candidates(self, w: WorldView) -> list[str]:
-        return [o.id for o in w.world.dme_orders if _documented(w, o) and not _qualifies(o)]
+        """Orders with every required document in the chart whose result falls short."""
+        return [
+            o.id
+            for o in w.world.dme_orders
+            if not _qualifies(o) and all(k in _docs(w, o) for k in o.required_documents)
+        ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         o = w.order(key)

@@ -38,8 +38,19 @@ def _portal(w: WorldView, ref: Referral) -> str | None:
 
 
 def _needs_auth(w: WorldView, ref: Referral) -> list[bool]:
+    """Per service: the plan's rule requires authorization, at the place it is scheduled."""
     plan = w.plan_of(ref.coverage_id)
-    return [w.rules[(plan.id, s.cpt)].requires_auth for s in ref.services]
+    out = []
+    for s in ref.services:
+        rule = w.rules[(plan.id, s.cpt)]
+        out.append(rule.requires_auth and (not rule.sites or s.site in rule.sites))
+    return out
+
+
+def _site_rule(w: WorldView, ref: Referral) -> bool:
+    """Whether a site-of-service rule decides any of the referral's services."""
+    plan = w.plan_of(ref.coverage_id)
+    return any(w.rules[(plan.id, s.cpt)].sites for s in ref.services)
 
 
 def _cleared_only(rid: str) -> dict[str, object]:

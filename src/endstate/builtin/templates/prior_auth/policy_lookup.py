@@ -31,7 +31,9 @@ from endstate.builtin.templates.prior_auth.facts import (
     _no_request,
     _portal,
     _services,
+    _site_rule,
 )
+from endstate.envs.catalog import SITES
 
 
 class PolicyLookup(TaskTemplate):
@@ -41,11 +43,14 @@ class PolicyLookup(TaskTemplate):
     family = FAMILY
     tier = "easy"
     scenario_label = "authorization_determination"
+    site_rule = False  # True: a site-of-service rule decides (the place must be read too)
 
     def candidates(self, w: WorldView) -> list[str]:
         out = []
         for r in w.world.referrals:
             if _portal(w, r) != "payer_a" or not _active(w, r) or r.existing_auth:
+                continue
+            if _site_rule(w, r) != self.site_rule:
                 continue
             needs = _needs_auth(w, r)
             if all(needs) or not any(needs):
@@ -67,8 +72,9 @@ class PolicyLookup(TaskTemplate):
         t.payer_a_login(plan.payer, plan.portal_username or "")
         t.goto("/policies")
         why = "requires" if required else "does not require"
+        where = f" in an {SITES[ref.services[0].site]}" if self.site_rule else ""
         body = (
-            f"{verdict}: {plan.name} {why} prior authorization for {_services(ref)} "
+            f"{verdict}: {plan.name} {why} prior authorization for {_services(ref)}{where} "
             f"per policy {', '.join(policies)}."
         )
         t.referral_note(ref.id, "Prior authorization determination", DETERMINATION, body)
@@ -93,7 +99,7 @@ class PolicyLookup(TaskTemplate):
                 "authorization determination note",
                 "The note gives the determination and its basis",
                 f"Does the note say that prior authorization is {'' if required else 'NOT '}"
-                f"required for the scheduled services under {plan.name}'s policy?",
+                f"required for the scheduled services{where} under {plan.name}'s policy?",
             ),
         ]
         return Draft(
@@ -129,3 +135,12 @@ class PolicyLookup(TaskTemplate):
             ],
             given=[*_given(w, ref), "PA REQUIRED", "NO PA REQUIRED"],
         )
+
+
+class SiteOfService(PolicyLookup):
+    """Medium: the payer requires authorization only in a hospital setting — the policy and
+    the place the services are scheduled decide together."""
+
+    id = "pa.medium.site-of-service"
+    tier = "medium"
+    site_rule = True

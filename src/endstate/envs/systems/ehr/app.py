@@ -105,6 +105,7 @@ def _tab_values(ctx: Ctx, ref: Any, tab: str) -> dict[str, Any]:
             "SELECT * FROM referral_diagnoses WHERE referral_id = ? ORDER BY seq", (referral_id,)
         )
     elif tab == "services":
+        extra["sites"] = {k: v[0].upper() + v[1:] for k, v in catalog.SITES.items()}
         extra["services"] = ctx.db.rows(
             "SELECT * FROM referral_services WHERE referral_id = ? ORDER BY seq", (referral_id,)
         )
