@@ -50,9 +50,12 @@ def test_prior_auth_through_the_wizard(
     download.value.save_as(notes_file)
     page.get_by_role("tab", name="Coverages").click()
     contact = page.get_by_role("region", name=plan.name, exact=True)
-    expect(contact.get_by_text(plan.portal_username or "")).to_be_visible()
+    expect(contact.get_by_text(plan.portal_username or "")).to_have_count(0)  # in the vault
+    contact.get_by_role("link", name="credential vault").click()
+    entry = page.get_by_role("row").filter(has_text=plan.payer)
+    expect(entry.get_by_text(plan.portal_username or "")).to_be_visible()
     with context.expect_page() as opened:
-        contact.get_by_role("link", name=f"Open {plan.payer} provider portal").click()
+        page.get_by_role("link", name=f"Open {plan.payer} provider portal").click()
     portal = opened.value
     expect(portal.get_by_role("heading", name="Provider log in")).to_be_visible()
     _log_in(portal, plan.portal_username or "", "wrong")

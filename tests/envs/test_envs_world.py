@@ -36,7 +36,7 @@ def test_clock_is_pinned_and_configurable() -> None:
 
 def test_world_id_names_the_seed_and_hash() -> None:
     w = generate_world(11)
-    assert w.id.startswith("embedded-v1-s11-") and w.id.endswith(w.sha256[:12])
+    assert w.id.startswith("embedded-v2-s11-") and w.id.endswith(w.sha256[:12])
     assert json.loads(w.canonical_json())["seed"] == 11
 
 
