@@ -140,6 +140,23 @@ def test_missing_target_fails_fast_with_a_clear_message(browser: Browser, site: 
     assert elapsed < 2.5
 
 
+def test_a_disabled_button_is_refused_at_once_not_waited_for(
+    browser: Browser, site: FormSite
+) -> None:
+    async def go(page: Page) -> tuple[ActionResult, float]:
+        await page.evaluate(
+            "document.body.insertAdjacentHTML('beforeend', '<button disabled>Release hold</button>')"
+        )
+        started = time.monotonic()
+        result = await perform(page, Click(target=role("button", "Release hold")))
+        return result, time.monotonic() - started
+
+    result, elapsed = browser.run(go, f"{site.url}/form")
+    assert not result.ok
+    assert result.message == "click button 'Release hold': it is disabled"
+    assert elapsed < ActOptions().timeout_ms / 1000  # not the whole action timeout
+
+
 def test_hidden_target_is_reported_as_hidden(browser: Browser, site: FormSite) -> None:
     result = browser.run(
         lambda page: perform(page, Click(target=text("Secret action")), FAST),

@@ -89,7 +89,7 @@ def test_every_errand_validates(tmp_path: Path) -> None:
             "validate",
             "builtin:errands",
             "--workers",
-            "2",
+            "3",
             "--replay-sample",
             "1",
             "--json",

@@ -110,6 +110,8 @@ async def _dispatch(page: Page, action: Action, opts: ActOptions) -> ActionResul
     match action:
         case Click(target=target):
             loc = await resolve(page, target, t)
+            if await loc.is_disabled():  # says so now: waiting would only run out the clock
+                raise ActionFailed(f"click {target.describe()}: it is disabled")
             opens_tab = await _targets_new_tab(loc)
             await loc.click(timeout=t)
             await _settle(page, opts)
