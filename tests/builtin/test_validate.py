@@ -100,7 +100,7 @@ def test_validate_the_whole_builtin_corpus() -> None:
     """Every built-in task's reference earns every deterministic point, its null attempt fails
     and its unreplayed mutants (the dropped last write) are caught; the replayed mutants run
     for one task of each template. The whole set, every mutant replayed, is
-    `endstate corpus validate builtin` (about ten minutes on 2 cores)."""
+    `endstate corpus validate builtin` (a few times longer)."""
     result = runner.invoke(
         corpus_extra_app,
         # Three at a time: attempts wait on pages as much as they compute, so a third keeps
