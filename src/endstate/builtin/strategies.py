@@ -28,6 +28,7 @@ from endstate.builtin.templates.prior_auth.facts import (
 )
 from endstate.corpus.model import Task
 from endstate.envs.world import Referral
+from endstate.errors import EndstateError
 
 STRATEGIES = ("always-submit", "always-escalate")
 _CLAIM = re.compile(r"\bCLM\d{9}\b")
@@ -37,7 +38,7 @@ ESCALATED = "Escalated to the supervisor for review; no action taken."
 def strategy_steps(w: WorldView, task: Task, strategy: str) -> list[dict[str, Any]]:
     """The steps `strategy` takes on `task` (an empty list: it does nothing there)."""
     if strategy not in STRATEGIES:
-        raise ValueError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
+        raise EndstateError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
     submit = strategy == "always-submit"
     record = str(task.grading.extra.get("record", ""))
     t = Traj()
@@ -56,7 +57,7 @@ def strategy_steps(w: WorldView, task: Task, strategy: str) -> list[dict[str, An
     elif task.family == "dme":
         order = w.order(record)
         if submit:
-            docs = [d for d in w.docs_by_related[order.id]]
+            docs = list(w.docs_by_related[order.id])
             _queue_fax(t, w, order, docs, f"Order {order.id}: documents attached.")
             _order_note(t, order, "Sent to supplier", f"Order {order.id} faxed to the supplier.")
         else:

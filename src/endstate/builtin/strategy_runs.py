@@ -10,6 +10,7 @@ from endstate.builtin.strategies import STRATEGIES, strategy_steps
 from endstate.builtin.templates.common import WorldView
 from endstate.builtin.validation import MUTATION_TIMEOUT_MS, Attempt, Validator, per_world
 from endstate.corpus.model import Task
+from endstate.errors import EndstateError
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,6 @@ async def run_strategies(
             view = WorldView(env.suite.world)
             await asyncio.gather(*(one(validator, view, t, s) for t in fitting for s in strategies))
     if refused:
-        raise ValueError("cannot play strategies on: " + "; ".join(refused))
+        raise EndstateError("cannot play strategies on: " + "; ".join(refused))
     order = {(t.id, s): i for i, (t, s) in enumerate((t, s) for t in tasks for s in strategies)}
     return sorted(results, key=lambda r: order[(r.task_id, r.strategy)])

@@ -37,11 +37,6 @@ def _decided(d: Denial) -> bool:
     return decided_by_reason(*_reason(d))
 
 
-def _appealable(d: Denial) -> bool:
-    """The playbook answers this reason with an appeal (possibly after more facts)."""
-    return action_for(*_reason(d)).clock == "appeal"
-
-
 def _expected(w: WorldView, d: Denial) -> str:
     """The playbook's disposition for a reason the remittance alone decides: its action, or
     a write-off once the deadline that governs that action has passed."""

@@ -266,7 +266,8 @@ async def pa_list(ctx: Ctx) -> Response:
 @endpoint(SYSTEM, login=True)
 async def policies(ctx: Ctx) -> Response:
     rows = ctx.db.rows(
-        "SELECT r.*, pl.name AS plan_name FROM payer_rules r JOIN plans pl ON pl.id = r.plan_id "
+        "SELECT r.*, json_array_length(r.sites) > 0 AS site_rule, pl.name AS plan_name "
+        "FROM payer_rules r JOIN plans pl ON pl.id = r.plan_id "
         "WHERE pl.portal = ? ORDER BY pl.name, r.cpt",
         (PORTAL,),
     )

@@ -313,7 +313,11 @@ async def education(ctx: Ctx) -> Response:
     wanted = ctx.request.query_params.get("plan", "")
     plan = next((p for p in plans if p["id"] == wanted), plans[0])
     ctx.event("policy.view", {"plan_id": plan["id"]})
-    rules = ctx.db.rows("SELECT * FROM payer_rules WHERE plan_id = ? ORDER BY cpt", (plan["id"],))
+    rules = ctx.db.rows(
+        "SELECT *, json_array_length(sites) > 0 AS site_rule FROM payer_rules "
+        "WHERE plan_id = ? ORDER BY cpt",
+        (plan["id"],),
+    )
     return ctx.render("payer_b/education.html", plans=plans, plan=plan, rules=rules)
 
 
