@@ -9,8 +9,7 @@ from openai import AsyncOpenAI
 
 from endstate.agents.computer import Usage
 from endstate.agents.model_calls import ModelCallFailed, RetryPolicy, call_with_retries
-
-from ..openai_double import Behaviour, ChatDouble
+from openai_double import Behaviour, ChatDouble
 
 FAST = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05)
 
