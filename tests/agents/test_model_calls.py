@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 
 import pytest
 from openai import AsyncOpenAI
@@ -10,6 +11,14 @@ from openai import AsyncOpenAI
 from endstate.agents.computer import Usage
 from endstate.agents.model_calls import ModelCallFailed, RetryPolicy, call_with_retries
 from openai_double import Behaviour, ChatDouble
+
+
+@pytest.fixture
+def double() -> Iterator[ChatDouble]:
+    server = ChatDouble().start()
+    yield server
+    server.stop()
+
 
 FAST = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05)
 
@@ -29,25 +38,25 @@ def _ask(chat: ChatDouble, usage: Usage, policy: RetryPolicy = FAST) -> str | No
     return asyncio.run(go())
 
 
-def test_rate_limits_and_overload_are_retried_and_counted(chat: ChatDouble) -> None:
-    chat.queue(Behaviour(status=429), Behaviour(status=503), Behaviour(reply="fine"))
+def test_rate_limits_and_overload_are_retried_and_counted(double: ChatDouble) -> None:
+    double.queue(Behaviour(status=429), Behaviour(status=503), Behaviour(reply="fine"))
     usage = Usage()
-    assert _ask(chat, usage) == "fine"
+    assert _ask(double, usage) == "fine"
     assert (usage.calls, usage.retries, usage.failed_calls) == (3, 2, 0)
-    assert len(chat.requests) == 3
+    assert len(double.requests) == 3
 
 
-def test_a_call_that_keeps_failing_ends_as_model_call_failed(chat: ChatDouble) -> None:
-    chat.queue(*[Behaviour(status=529)] * 3)
+def test_a_call_that_keeps_failing_ends_as_model_call_failed(double: ChatDouble) -> None:
+    double.queue(*[Behaviour(status=529)] * 3)
     usage = Usage()
     with pytest.raises(ModelCallFailed, match=r"after 3 tries \(HTTP 529\)"):
-        _ask(chat, usage)
+        _ask(double, usage)
     assert (usage.calls, usage.retries, usage.failed_calls) == (3, 2, 1)
 
 
-def test_a_client_error_is_not_retried(chat: ChatDouble) -> None:
-    chat.queue(Behaviour(status=400), Behaviour(reply="never asked"))
+def test_a_client_error_is_not_retried(double: ChatDouble) -> None:
+    double.queue(Behaviour(status=400), Behaviour(reply="never asked"))
     usage = Usage()
     with pytest.raises(ModelCallFailed, match=r"after 1 try \(HTTP 400\)"):
-        _ask(chat, usage)
-    assert (usage.calls, usage.retries, len(chat.requests)) == (1, 0, 1)
+        _ask(double, usage)
+    assert (usage.calls, usage.retries, len(double.requests)) == (1, 0, 1)
