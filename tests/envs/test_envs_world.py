@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 
 from endstate.envs.forms import fax_digits
-from endstate.envs.world import DEFAULT_CLOCK, generate_world, npi_valid
+from endstate.envs.world import DEFAULT_CLOCK, GENERATOR_VERSION, generate_world, npi_valid
 
 
 def test_same_seed_gives_byte_identical_world() -> None:
@@ -36,7 +36,7 @@ def test_clock_is_pinned_and_configurable() -> None:
 
 def test_world_id_names_the_seed_and_hash() -> None:
     w = generate_world(11)
-    assert w.id.startswith("embedded-v2-s11-") and w.id.endswith(w.sha256[:12])
+    assert w.id.startswith(f"embedded-v{GENERATOR_VERSION}-s11-") and w.id.endswith(w.sha256[:12])
     assert json.loads(w.canonical_json())["seed"] == 11
 
 

@@ -20,6 +20,9 @@ DIAGNOSES: dict[str, Dx] = {
 }
 
 
+PROCEDURES: dict[str, Proc] = {p.code: p for dept in DEPARTMENTS for p in dept.procedures}
+
+
 def diagnosis(code: str) -> Dx:
     return DIAGNOSES[code]
 

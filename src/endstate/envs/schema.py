@@ -8,7 +8,8 @@ or removed (`envs/tables.py` reads the keys of all of them).
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2  # 2: appeals, auth_records; Payer B columns on pa_submissions
+SCHEMA_VERSION = 3  # 2: appeals, auth_records; Payer B columns on pa_submissions
+# 3: prior_requests and pa_responses; determinations on pa_submissions
 
 DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -69,7 +70,14 @@ CREATE TABLE pa_submissions (
   member_dob TEXT NOT NULL, coverage_id TEXT, plan_id TEXT, provider_npi TEXT NOT NULL,
   diagnosis_codes TEXT NOT NULL, procedures TEXT NOT NULL, service_date TEXT NOT NULL,
   clinical_notes TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL,
-  servicing_npi TEXT, service_end_date TEXT);
+  servicing_npi TEXT, service_end_date TEXT, determination TEXT, auth_number TEXT);
+CREATE TABLE prior_requests (
+  number TEXT PRIMARY KEY, portal TEXT, referral_id TEXT, coverage_id TEXT, submitted TEXT,
+  status TEXT NOT NULL, determination TEXT, requested_document TEXT, due TEXT,
+  auth_number TEXT);
+CREATE TABLE pa_responses (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, system TEXT NOT NULL, request_number TEXT NOT NULL,
+  message TEXT NOT NULL, created_at TEXT NOT NULL);
 CREATE TABLE appeals (
   id INTEGER PRIMARY KEY AUTOINCREMENT, system TEXT NOT NULL,
   confirmation_number TEXT NOT NULL UNIQUE, claim_id TEXT NOT NULL, member_id TEXT NOT NULL,

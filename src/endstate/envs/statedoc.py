@@ -91,6 +91,8 @@ def submissions(episode: Episode, system: str) -> list[dict[str, Any]]:
             "clinical_notes": s["clinical_notes"],
             "attachments": attachments(episode, "pa_submission", s["confirmation_number"]),
             "status": s["status"],
+            "determination": s["determination"],
+            "auth_number": s["auth_number"],
             "created_at": s["created_at"],
         }
         if system == "payer_b":
@@ -98,6 +100,33 @@ def submissions(episode: Episode, system: str) -> list[dict[str, Any]]:
             item["service_end_date"] = s["service_end_date"]
         out.append(item)
     return out
+
+
+def prior_requests(episode: Episode, system: str) -> list[dict[str, Any]]:
+    """The requests on file before the episode, as they stand now (a response moves one)."""
+    return [
+        {"number": r["number"], "referral_id": r["referral_id"], "status": r["status"]}
+        for r in episode.db.rows(
+            "SELECT number, referral_id, status FROM prior_requests WHERE portal = ? "
+            "ORDER BY number",
+            (system,),
+        )
+    ]
+
+
+def pa_responses(episode: Episode, system: str) -> list[dict[str, Any]]:
+    """Answers to requests for information, each with the documents it carried."""
+    return [
+        {
+            "request_number": r["request_number"],
+            "message": r["message"],
+            "attachments": attachments(episode, "pa_response", str(r["id"])),
+            "created_at": r["created_at"],
+        }
+        for r in episode.db.rows(
+            "SELECT * FROM pa_responses WHERE system = ? ORDER BY id", (system,)
+        )
+    ]
 
 
 def attachments(episode: Episode, owner_type: str, owner_id: str) -> list[dict[str, Any]]:

@@ -104,4 +104,5 @@ WORLD_ROWS: dict[str, Callable[[World], Rows]] = {
     "dme_orders": _dme_orders,
     "documents": _documents,
     "payer_rules": _payer_rules,
+    "prior_requests": lambda w: [astuple(r) for r in w.prior_requests],
 }

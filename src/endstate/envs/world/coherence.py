@@ -179,7 +179,7 @@ def _imaging_problems(ref: Referral, d: Document, primary: Dx) -> list[str]:
 
 
 def _letter_dates(ref: Referral, docs: list[Document]) -> list[str]:
-    notes = [d.date for d in docs if d.kind == "clinical_note"]
+    notes = [d.date for d in docs if d.kind == "clinical_note" and d.signed]  # drafts cite none
     letters = [d for d in docs if d.kind == "lmn"]
     signed = [d for d in letters if d.status == "final" and d.signed]
     out: list[str] = []

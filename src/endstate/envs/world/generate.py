@@ -24,10 +24,11 @@ from endstate.envs.world.model import (
     World,
     npi_check_digit,
 )
+from endstate.envs.world.prior_requests import PriorRequestsGen
 from endstate.envs.world.texts import _clinical_note, _course, _imaging, _lmn, _policy_text
 
 
-class _Gen(ClaimsGen):
+class _Gen(ClaimsGen, PriorRequestsGen):
     """Plans, patients, coverage, providers, payer rules and referrals."""
 
     def plans(self) -> None:
@@ -342,6 +343,7 @@ def generate_world(seed: int = DEFAULT_SEED, clock: str = DEFAULT_CLOCK) -> Worl
     g.referrals()
     g.denials()
     g.dme()
+    g.prior_requests()
     found = problems(g.world)
     if found:
         more = f"\n... and {len(found) - 30} more" if len(found) > 30 else ""

@@ -13,7 +13,7 @@ from datetime import date, datetime
 from functools import cached_property
 from typing import Any
 
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 DEFAULT_CLOCK = "2026-03-02T09:00:00"
 DEFAULT_SEED = 20260302
 
@@ -194,6 +194,23 @@ class PayerRule:
     sites: list[str] = field(default_factory=list)  # if any: required only at these sites
 
 
+@dataclass(frozen=True)
+class PriorRequest:
+    """A prior-authorization request already on a payer's portal before any episode starts:
+    approved (the auth on file), or pended with a request for more information."""
+
+    number: str
+    portal: str
+    referral_id: str
+    coverage_id: str
+    submitted: str
+    status: str  # approved | info_requested
+    determination: str  # the payer's words: the reason, or what it asks for
+    requested_document: str | None = None  # the chart document that answers the request
+    due: str | None = None  # the last day to answer a request for information
+    auth_number: str | None = None
+
+
 @dataclass
 class World:
     generator_version: str
@@ -208,6 +225,7 @@ class World:
     dme_orders: list[DmeOrder] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
     payer_rules: list[PayerRule] = field(default_factory=list)
+    prior_requests: list[PriorRequest] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

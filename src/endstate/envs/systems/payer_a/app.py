@@ -15,7 +15,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from endstate.envs import catalog, forms, portal
-from endstate.envs.systems.payer_a import claims
+from endstate.envs.determination import STATUS_LABELS, record_determination
+from endstate.envs.systems.payer_a import claims, requests
 from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
 
 SYSTEM = "payer_a"
@@ -72,10 +73,8 @@ async def logout(ctx: Ctx) -> Response:
 
 @endpoint(SYSTEM, login=True)
 async def dashboard(ctx: Ctx) -> Response:
-    recent = ctx.db.rows(
-        "SELECT * FROM pa_submissions WHERE system = ? ORDER BY id DESC", (SYSTEM,)
-    )
-    return ctx.render("payer_a/dashboard.html", recent=recent[:5])
+    recent = requests.request_rows(ctx)[:5]
+    return ctx.render("payer_a/dashboard.html", recent=recent, labels=STATUS_LABELS)
 
 
 def _member(ctx: Ctx, member_id: str, dob: date) -> sqlite3.Row | None:
@@ -204,6 +203,7 @@ async def pa_submit(ctx: Ctx) -> Response:
             ),
         )
         portal.store_uploads(ctx, c, "pa_submission", number, uploads)
+        record_determination(ctx, c, number, len(uploads))
     return redirect(f"/prior-auth/{number}")
 
 
@@ -229,6 +229,9 @@ def _procedures(form: dict[str, str], errors: dict[str, str]) -> list[dict[str, 
 async def pa_confirmation(ctx: Ctx) -> Response:
     number = ctx.request.path_params["number"]
     sub = ctx.db.row("SELECT * FROM pa_submissions WHERE confirmation_number = ?", (number,))
+    prior = requests.prior_request(ctx, number) if sub is None else None
+    if prior is not None:
+        return await requests.prior_request_page(ctx, prior)
     if sub is None:
         return ctx.not_found(
             "Request not found",
@@ -247,20 +250,25 @@ async def pa_confirmation(ctx: Ctx) -> Response:
         procedures=json.loads(sub["procedures"]),
         files=files,
         request_types=_REQUEST_TYPES,
+        label=STATUS_LABELS.get(sub["status"], sub["status"]),
+        det=sub,
+        error="",
     )
 
 
 @endpoint(SYSTEM, login=True)
 async def pa_list(ctx: Ctx) -> Response:
     term = ctx.request.query_params.get("q", "").strip()
-    sql = "SELECT * FROM pa_submissions WHERE system = ?"
-    params: tuple[Any, ...] = (SYSTEM,)
     if term:
-        sql += " AND (confirmation_number = upper(?) OR upper(member_id) = upper(?))"
-        params += (term, term)
         ctx.event("auth.search", {"q": term})
-    rows = ctx.db.rows(sql + " ORDER BY id DESC", params)
-    return ctx.render("payer_a/pa_list.html", rows=rows, q=term, request_types=_REQUEST_TYPES)
+    rows = requests.request_rows(ctx, term)
+    return ctx.render(
+        "payer_a/pa_list.html",
+        rows=rows,
+        q=term,
+        request_types=_REQUEST_TYPES,
+        labels=STATUS_LABELS,
+    )
 
 
 @endpoint(SYSTEM, login=True)
@@ -290,4 +298,5 @@ ROUTES = [
     Route("/prior-auth/{number}", pa_confirmation),
     Route("/policies", policies),
     *claims.ROUTES,
+    *requests.ROUTES,
 ]

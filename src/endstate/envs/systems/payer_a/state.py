@@ -18,6 +18,8 @@ def payer_a_state(world: World, episode: Episode, events: list[dict[str, Any]]) 
         "member_lookups": [e["detail"] for e in mine if e["kind"] == "member.lookup"],
         "status_searches": [e["detail"]["q"] for e in mine if e["kind"] == "auth.search"],
         "pa_submissions": statedoc.submissions(episode, "payer_a"),
+        "prior_requests": statedoc.prior_requests(episode, "payer_a"),
+        "pa_responses": statedoc.pa_responses(episode, "payer_a"),
         "eligibility_checks": [e["detail"] for e in mine if e["kind"] == "eligibility.check"],
         "claim_searches": [e["detail"] for e in mine if e["kind"] == "claim.search"],
         "claims_viewed": statedoc.unique(

@@ -16,6 +16,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from endstate.envs import catalog, portal
+from endstate.envs.determination import STATUS_LABELS
 from endstate.envs.systems.payer_b.facts import (
     _CLAIM,
     _LATERALITIES,
@@ -83,6 +84,7 @@ async def dashboard(ctx: Ctx) -> Response:
     return ctx.render(
         "payer_b/home.html",
         recent=recent,
+        labels=STATUS_LABELS,
         plans=portal_plans(ctx),
         draft=session_draft(ctx)["done"],
         steps=STEPS,
@@ -118,6 +120,7 @@ async def request_detail(ctx: Ctx) -> Response:
         files=files,
         request_types=_REQUEST_TYPES,
         laterality_names=_LATERALITIES,
+        label=STATUS_LABELS.get(sub["status"], sub["status"]),
         fresh=ctx.request.query_params.get("new") == "1",
     )
 
@@ -172,7 +175,7 @@ def _inquire(ctx: Ctx, by: str, term: str) -> list[dict[str, Any]]:
             "member_id": s["member_id"],
             "services": ", ".join(p["code"] for p in json.loads(s["procedures"])),
             "start": s["service_date"],
-            "status": "Pending review",
+            "status": STATUS_LABELS.get(s["status"], s["status"]),
             "link": f"/requests/{s['confirmation_number']}",
         }
         for s in made

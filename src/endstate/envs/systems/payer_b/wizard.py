@@ -13,6 +13,7 @@ from typing import Any
 from starlette.responses import Response
 
 from endstate.envs import catalog, forms, portal
+from endstate.envs.determination import record_determination
 from endstate.envs.systems.payer_b.facts import (
     _LATERALITIES,
     _REQUEST_TYPES,
@@ -299,6 +300,7 @@ async def wizard_submit(ctx: Ctx) -> Response:
             ),
         )
         portal.store_uploads(ctx, c, "pa_submission", number, draft["files"])
+        record_determination(ctx, c, number, len(draft["files"]))
     ctx.session.scratch.pop("pa_draft", None)
     return redirect(f"/requests/{number}?new=1")
 

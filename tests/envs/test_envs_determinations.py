@@ -1,0 +1,114 @@
+"""Payer A decides requests as they arrive, and takes answers to its requests for information."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from endstate.envs import EmbeddedSuite, EpisodeInfo
+from endstate.envs.world import World, mdy
+
+
+def _sign_in(page: Page, world: World, episode: EpisodeInfo) -> None:
+    plan = next(p for p in world.plans if p.portal == "payer_a")
+    page.goto(episode.start_urls["payer_a"])
+    page.get_by_label("Username").fill(plan.portal_username or "")
+    page.get_by_label("Password").fill(plan.portal_password or "")
+    page.get_by_role("button", name="Sign in").click()
+
+
+def _chart_file(tmp_path: Path, world: World, doc_id: str) -> Path:
+    """The document as the EHR's download gives it (its text, UTF-8)."""
+    doc = next(d for d in world.documents if d.id == doc_id)
+    path = tmp_path / f"{doc.id}.txt"
+    path.write_bytes(doc.text.encode("utf-8"))
+    return path
+
+
+def test_a_request_for_information_is_answered_with_the_signed_document(
+    suite: EmbeddedSuite, episode: EpisodeInfo, page: Page, tmp_path: Path
+) -> None:
+    world = suite.world
+    pended = next(r for r in world.prior_requests if r.status == "info_requested")
+    draft = next(
+        d
+        for d in world.documents
+        if d.related_id == pended.referral_id and d.status == "draft" and not d.signed
+        and d.kind == next(x.kind for x in world.documents if x.id == pended.requested_document)
+    )  # fmt: skip
+    _sign_in(page, world, episode)
+    page.goto(page.url.replace("/dashboard", "/prior-auth"))
+    row = page.get_by_role("row").filter(has_text=pended.number)
+    expect(row).to_contain_text("Additional information requested")
+    row.get_by_role("link", name=pended.number).click()
+    expect(page.get_by_role("region", name="Determination")).to_contain_text(
+        f"Respond by {mdy(pended.due or '')}"
+    )
+    # Sending nothing is refused, and nothing is recorded.
+    page.get_by_role("button", name="Send response").click()
+    expect(page.get_by_role("alert")).to_have_text("Attach the document the reviewer asked for.")
+    assert suite.state(episode.id)["payer_a"]["pa_responses"] == []
+
+    page.get_by_label("Documents").set_input_files(
+        [_chart_file(tmp_path, world, pended.requested_document or "")]
+    )
+    page.get_by_label("Message to the reviewer (optional)").fill("Signed note attached.")
+    page.get_by_role("button", name="Send response").click()
+    expect(page.get_by_role("status")).to_have_text("Status: Pending clinical review.")
+    expect(page.get_by_role("button", name="Send response")).to_have_count(0)
+    state = suite.state(episode.id)["payer_a"]
+    [response] = state["pa_responses"]
+    assert response["request_number"] == pended.number
+    assert [a["document_id"] for a in response["attachments"]] == [pended.requested_document]
+    assert response["attachments"][0]["document_id"] != draft.id
+    moved = next(r for r in state["prior_requests"] if r["number"] == pended.number)
+    assert moved["status"] == "pending_review"
+    # An approved request on file cannot be "answered".
+    approved = next(r for r in world.prior_requests if r.status == "approved")
+    page.goto(page.url.replace(pended.number, approved.number))
+    expect(page.get_by_role("status")).to_have_text("Status: Approved.")
+    expect(page.get_by_role("region", name="Determination")).to_contain_text(
+        approved.auth_number or "?"
+    )
+
+
+def test_a_request_without_documents_is_pended_for_information(
+    suite: EmbeddedSuite, episode: EpisodeInfo, page: Page
+) -> None:
+    world = suite.world
+    requested = {r.referral_id for r in world.prior_requests}
+    plans = {p.id: p for p in world.plans}
+    coverages = {c.id: c for c in world.coverages}
+    ref = next(
+        r
+        for r in world.referrals
+        if r.id not in requested
+        and coverages[r.coverage_id].status == "active"
+        and plans[coverages[r.coverage_id].plan_id].portal == "payer_a"
+        and any(
+            x.requires_auth and x.plan_id == coverages[r.coverage_id].plan_id and x.cpt == s.cpt
+            for s in r.services
+            for x in world.payer_rules
+        )
+    )
+    patient = world.patient(ref.mrn)
+    _sign_in(page, world, episode)
+    page.goto(page.url.replace("/dashboard", "/prior-auth/new"))
+    page.get_by_role("button", name="Request type").click()
+    page.get_by_role("option", name="Outpatient procedure", exact=True).click()
+    page.get_by_label("Member ID").fill(coverages[ref.coverage_id].member_id)
+    page.get_by_label("Member date of birth").fill(mdy(patient.dob))
+    page.get_by_label("Provider NPI").fill(ref.provider_npi)
+    page.get_by_label("Diagnosis codes (ICD-10)").fill(", ".join(d.code for d in ref.diagnoses))
+    for n, s in enumerate(ref.services, start=1):
+        page.get_by_label(f"CPT code, line {n}").fill(s.cpt)
+        page.get_by_label(f"Units, line {n}").fill(str(s.quantity))
+    page.get_by_label("Date of service").fill(mdy(ref.appointment))
+    page.get_by_label("Clinical notes").fill("Conservative care has failed; see the chart.")
+    page.get_by_role("button", name="Submit request").click()
+    expect(page.get_by_role("status")).to_contain_text("Status: Additional information requested.")
+    [sub] = suite.state(episode.id)["payer_a"]["pa_submissions"]
+    assert sub["status"] == "info_requested"
+    assert "attach clinical documentation" in sub["determination"]
+    assert sub["auth_number"] is None
