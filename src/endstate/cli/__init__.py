@@ -15,6 +15,7 @@ from endstate.cli.redteam import redteam
 from endstate.cli.regress import baseline_app, compare_cmd, gate_cmd
 from endstate.cli.run import record_cmd, report, run
 from endstate.cli.score import score
+from endstate.cli.view import view
 from endstate.errors import EndstateError
 
 app = typer.Typer(
@@ -36,6 +37,7 @@ app.add_typer(baseline_app, name="baseline")
 app.command("compare")(compare_cmd)
 app.command("gate")(gate_cmd)
 app.command("export")(export)
+app.command("view")(view)
 
 
 def main() -> None:
