@@ -112,3 +112,38 @@ def test_a_request_without_documents_is_pended_for_information(
     assert sub["status"] == "info_requested"
     assert "attach clinical documentation" in sub["determination"]
     assert sub["auth_number"] is None
+
+
+def test_a_portal_refuses_an_appeal_for_a_plan_that_takes_them_by_fax(
+    suite: EmbeddedSuite, episode: EpisodeInfo, page: Page, tmp_path: Path
+) -> None:
+    world = suite.world
+    plans = {p.id: p for p in world.plans}
+    denial = next(
+        d
+        for d in world.denials
+        if plans[d.plan_id].portal == "payer_a" and plans[d.plan_id].appeal_channel == "fax"
+    )
+    plan = plans[denial.plan_id]
+    member = next(c for c in world.coverages if c.id == denial.coverage_id)
+    letter = tmp_path / "letter.txt"
+    letter.write_text("The service was medically necessary.")
+    _sign_in(page, world, episode)
+    page.goto(page.url.replace("/dashboard", "/appeals/new"))
+    page.get_by_label("Claim number").fill(denial.claim_id)
+    page.get_by_label("Member ID").fill(member.member_id)
+    page.get_by_label("Member date of birth").fill(mdy(world.patient(denial.mrn).dob))
+    page.get_by_role("button", name="Appeal type").click()
+    page.get_by_role("option", name="Level 1 provider appeal", exact=True).click()
+    page.get_by_label("Reason for appeal").fill("Medically necessary; see the attached letter.")
+    page.get_by_label("Contact name").fill("J. Rivera")
+    page.get_by_label("Contact phone").fill("(415) 555-0100")
+    page.get_by_label("Attachments").set_input_files([letter])
+    page.get_by_role("button", name="Submit appeal").click()
+    form = plan.appeal_form.split(":")[0]
+    expect(page.get_by_role("alert")).to_contain_text(
+        f"does not accept appeals through this portal. Fax the appeal to {plan.appeals_fax} "
+        f"with form {form}."
+    )
+    assert suite.state(episode.id)["payer_a"]["appeals"] == []
+    assert plan.appeals_fax != plan.fax  # the appeals department is not utilization management

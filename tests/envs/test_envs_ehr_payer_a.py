@@ -32,7 +32,9 @@ def test_appeal_letter_is_faxed_and_uploaded_to_payer_a(
     denial = next(
         d
         for d in world.denials
-        if world.plan(d.plan_id).portal == "payer_a" and d.appeal_deadline >= today
+        if world.plan(d.plan_id).portal == "payer_a"
+        and world.plan(d.plan_id).appeal_channel == "portal"
+        and d.appeal_deadline >= today
     )
     plan = world.plan(denial.plan_id)
     cov = next(c for c in world.coverages if c.id == denial.coverage_id)

@@ -178,10 +178,21 @@ def claim(ctx: Ctx, portal: str, claim_id: str) -> sqlite3.Row | None:
     """A denied claim on one of this portal's plans, with its member's id and birth date."""
     return ctx.db.row(
         "SELECT d.*, c.member_id, p.first, p.last, p.dob, pl.name AS plan_name, pl.payer, "
-        "pl.appeal_window_days FROM denials d JOIN coverages c ON c.id = d.coverage_id "
+        "pl.appeal_window_days, pl.appeal_channel, pl.appeals_fax, pl.appeal_form "
+        "FROM denials d JOIN coverages c ON c.id = d.coverage_id "
         "JOIN patients p ON p.mrn = d.mrn JOIN plans pl ON pl.id = d.plan_id "
         "WHERE upper(d.claim_id) = upper(?) AND pl.portal = ?",
         (claim_id, portal),
+    )
+
+
+def channel_refusal(found: sqlite3.Row) -> str | None:
+    """Why this portal will not take an appeal of the claim: its plan takes appeals by fax."""
+    if found["appeal_channel"] == "portal":
+        return None
+    return (
+        f"{found['plan_name']} does not accept appeals through this portal. Fax the appeal to "
+        f"{found['appeals_fax']} with form {found['appeal_form'].split(':')[0]}."
     )
 
 

@@ -9,14 +9,16 @@ or removed (`envs/tables.py` reads the keys of all of them).
 from __future__ import annotations
 
 SCHEMA_VERSION = 3  # 2: appeals, auth_records; Payer B columns on pa_submissions
-# 3: prior_requests and pa_responses; determinations on pa_submissions
+# 3: prior_requests and pa_responses; determinations on pa_submissions; plans' appeal
+# channel, appeals fax and appeal form
 
 DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE plans (
   id TEXT PRIMARY KEY, payer TEXT, name TEXT, kind TEXT, portal TEXT, portal_username TEXT,
   portal_password TEXT, fax TEXT, phone TEXT, member_prefix TEXT, appeal_window_days INTEGER,
-  timely_filing_days INTEGER, delegated_to TEXT);
+  timely_filing_days INTEGER, delegated_to TEXT, appeal_channel TEXT, appeals_fax TEXT,
+  appeal_form TEXT);
 CREATE TABLE patients (
   mrn TEXT PRIMARY KEY, first TEXT, last TEXT, sex TEXT, dob TEXT, phone TEXT, address TEXT);
 CREATE TABLE coverages (

@@ -27,6 +27,9 @@ from endstate.envs.world.model import (
 from endstate.envs.world.prior_requests import PriorRequestsGen
 from endstate.envs.world.texts import _clinical_note, _course, _imaging, _lmn, _policy_text
 
+_BVH_FORM = "BVH-APL-2: Bayview Provider Appeal Request"
+_SUM_FORM = "SUM-RR-1: Summit Request for Reconsideration"
+
 
 class _Gen(ClaimsGen, PriorRequestsGen):
     """Plans, patients, coverage, providers, payer rules and referrals."""
@@ -45,21 +48,28 @@ class _Gen(ClaimsGen, PriorRequestsGen):
         b_user, b_pass = creds("mvhs")
         self.world.plans = [
             Plan("BVH-PPO", "Bayview Health Plan", "Bayview Health Plan PPO", "commercial",
-                 "payer_a", a_user, a_pass, "(415) 555-0101", "(800) 555-0130", "BVH", 180, 180),
+                 "payer_a", a_user, a_pass, "(415) 555-0101", "(800) 555-0130", "BVH", 180, 180,
+                 None, "portal", "(415) 555-0107", _BVH_FORM),
             Plan("BVH-HMO", "Bayview Health Plan", "Bayview Health Plan HMO Select", "commercial",
-                 "payer_a", a_user, a_pass, "(415) 555-0102", "(800) 555-0130", "BVH", 180, 180),
+                 "payer_a", a_user, a_pass, "(415) 555-0102", "(800) 555-0130", "BVH", 180, 180,
+                 None, "portal", "(415) 555-0107", _BVH_FORM),
             Plan("GSC-MCD", "Golden State Community Care", "Golden State Community Care Medi-Cal",
                  "medicaid_mco", "payer_a", a_user, a_pass, "(916) 555-0144", "(888) 555-0152",
-                 "GSC", 90, 180),
+                 "GSC", 90, 180, None, "fax", "(916) 555-0149",
+                 "GSC-PDR-1: Provider Dispute Resolution Request"),
             Plan("SUM-MA", "Summit Health", "Summit Senior Advantage HMO", "medicare_advantage",
-                 "payer_b", b_user, b_pass, "(503) 555-0110", "(877) 555-0121", "SMA", 60, 365),
+                 "payer_b", b_user, b_pass, "(503) 555-0110", "(877) 555-0121", "SMA", 60, 365,
+                 None, "portal", "(503) 555-0117", _SUM_FORM),
             Plan("SUM-VIP", "Summit Health", "Summit Senior Advantage HMO (Valley IPA)",
                  "delegated_group", None, None, None, "(559) 555-0188", "(559) 555-0180", "SMA",
-                 60, 90, delegated_to="Valley Independent Physicians"),
+                 60, 90, "Valley Independent Physicians", "fax", "(559) 555-0184",
+                 "VIP-RR-2: Valley IPA Request for Reconsideration"),
             Plan("RME-EPO", "Redwood Mutual Employers Trust", "Redwood Mutual EPO", "commercial",
-                 None, None, None, "(707) 555-0166", "(707) 555-0160", "RME", 180, 90),
+                 None, None, None, "(707) 555-0166", "(707) 555-0160", "RME", 180, 90, None,
+                 "fax", "(707) 555-0169", "RME-APP-7: Provider Appeal Cover Sheet"),
             Plan("NSI-PPO", "Northstar Indemnity", "Northstar Indemnity PPO", "commercial",
-                 "payer_b", b_user, b_pass, "(206) 555-0193", "(866) 555-0190", "NSI", 180, 365),
+                 "payer_b", b_user, b_pass, "(206) 555-0193", "(866) 555-0190", "NSI", 180, 365,
+                 None, "portal", "(206) 555-0197", "NSI-PA-4: Provider Appeal Form"),
         ]  # fmt: skip
 
     def patients(self) -> None:

@@ -33,6 +33,9 @@ class Plan:
     appeal_window_days: int
     timely_filing_days: int  # a (corrected) claim must reach the payer this long after service
     delegated_to: str | None = None
+    appeal_channel: str = "fax"  # how the payer takes appeals: "portal" or "fax"
+    appeals_fax: str = ""  # the appeals department's own fax (`fax` is utilization management)
+    appeal_form: str = ""  # the form a faxed appeal must name on its cover: "CODE: title"
 
 
 @dataclass(frozen=True)

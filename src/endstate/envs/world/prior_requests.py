@@ -43,8 +43,10 @@ class PriorRequestsGen(GenBase):
             and (not rules[s.cpt].sites or s.site in rules[s.cpt].sites)
             for s in ref.services
         )
+        by_site = any(s.cpt in rules and rules[s.cpt].sites for s in ref.services)
         has_note = any(d.kind == "clinical_note" for d in self._docs(ref))
-        return needs and has_note and not ref.existing_auth
+        # A site-of-service program's referrals are left to the policy-reading tasks.
+        return needs and has_note and not by_site and not ref.existing_auth
 
     def _docs(self, ref: Referral) -> list[Document]:
         return [d for d in self.world.documents if d.related_id == ref.id]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from endstate.builtin.templates.base import TaskTemplate
+from endstate.builtin.templates.denials.appeal_by_channel import AppealByChannel
 from endstate.builtin.templates.denials.appeal_by_fax import AppealByFax
 from endstate.builtin.templates.denials.appeal_letter import AppealLetter
 from endstate.builtin.templates.denials.batch_triage import BatchTriage
@@ -24,6 +25,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     BatchTriage(),
     DuplicateClaim(),
     CoverageEvidence(),
+    AppealByChannel(),
 )
 
 __all__ = ["FAMILY", "TEMPLATES"]

@@ -46,7 +46,10 @@ class AppealByFax(TaskTemplate):
         return [
             d.claim_id
             for d in w.world.denials
-            if _open(w, d) and _reason(d)[1] in NECESSITY and _chart_letter(w, d) is not None
+            if _open(w, d)
+            and _reason(d)[1] in NECESSITY
+            and _chart_letter(w, d) is not None
+            and w.plans[d.plan_id].appeal_channel == "fax"
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
@@ -55,19 +58,21 @@ class AppealByFax(TaskTemplate):
         assert lmn is not None
         group, carc = _reason(d)
         p = w.patients[d.mrn]
+        form = w.plans[d.plan_id].appeal_form.split(":")[0]
         cover = (
-            f"Appeal of claim {d.claim_id} for {p.first} {p.last}, DOB {mdy(p.dob)}, date of "
-            f"service {mdy(d.service_date)}, denied {group}-{carc}. Supporting letter of "
+            f"{form}. Appeal of claim {d.claim_id} for {p.first} {p.last}, DOB {mdy(p.dob)}, "
+            f"date of service {mdy(d.service_date)}, denied {group}-{carc}. Supporting letter of "
             "medical necessity attached."
         )
         t = self._trajectory(w, d, lmn, cover)
         return Draft(
             key=d.claim_id,
             instruction=(
-                f"{_intro(w, d)} should be appealed. Fax the appeal to the payer's appeals fax "
-                "number from the patient's chart, with a cover note that identifies the claim "
-                "and the current signed letter of medical necessity attached. Then triage the "
-                "claim as an appeal with a note that records the fax transmission id."
+                f"{_intro(w, d)} should be appealed, the way this payer takes appeals. Fax it "
+                "from the patient's chart with a cover note that names the payer's appeal form "
+                "and identifies the claim, and the current signed letter of medical necessity "
+                "attached. Then triage the claim as an appeal with a note that records the fax "
+                "transmission id."
             ),
             start_system="ehr",
             start_path="/denials",
@@ -75,7 +80,7 @@ class AppealByFax(TaskTemplate):
             expected_outcome="one fax to the appeals number naming the claim, letter attached; "
             "claim triaged as appeal with the transmission id",
             rationale=f"{group}-{carc} is contested with documentation; the payer takes "
-            "appeals by fax.",
+            "appeals only by fax, to its appeals department, with its own form named.",
             traj=t,
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, d, t, cover),
@@ -90,9 +95,10 @@ class AppealByFax(TaskTemplate):
         t.ehr_origin()
         t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=appeal")
         t.open_fax()
-        t.send_fax(f"{plan.payer} Appeals", plan.fax, cover, [w.doc_label(lmn)])
+        t.send_fax(f"{plan.payer} Appeals", plan.appeals_fax, cover, [w.doc_label(lmn)])
         note = (
-            f"Appeal for {group}-{carc} faxed to {plan.payer} at {plan.fax} with the letter of "
+            f"Appeal for {group}-{carc} faxed to {plan.payer} at {plan.appeals_fax} with the "
+            "letter of "
             "medical necessity. Fax transmission ${fx}."
         )
         t.triage(d.claim_id, "appeal", note)
@@ -101,7 +107,8 @@ class AppealByFax(TaskTemplate):
     def _checks(self, w: WorldView, d: Denial, lmn: Document) -> list[dict[str, object]]:
         """The fax (to the payer, from the chart, naming the claim, letter attached), then the
         triage carrying the id the fax portal issued."""
-        sent = f"fax.transmissions[?fax_number=={q(fax_digits(w.plans[d.plan_id].fax))}]"
+        plan = w.plans[d.plan_id]
+        sent = f"fax.transmissions[?fax_number=={q(fax_digits(plan.appeals_fax))}]"
         return [
             jcheck(
                 f"length({sent})",
@@ -122,6 +129,13 @@ class AppealByFax(TaskTemplate):
                 True,
                 1,
                 "The cover note identifies the claim",
+                "Data Accuracy",
+            ),
+            jcheck(
+                f"contains({sent} | [0].cover_note || '', {q(plan.appeal_form.split(':')[0])})",
+                True,
+                1,
+                "The cover note names the payer's appeal form",
                 "Data Accuracy",
             ),
             jcheck(
@@ -149,11 +163,24 @@ class AppealByFax(TaskTemplate):
         ]
 
     def _mutations(self, w: WorldView, d: Denial, t: Traj, cover: str) -> list[Mutation]:
-        """Another payer's fax number, and a cover note the payer cannot match to the claim."""
+        """Another payer's fax number, the payer's utilization-management fax, a cover note
+        the payer cannot match to the claim, and one without the payer's form."""
+        plan = w.plans[d.plan_id]
+        form = plan.appeal_form.split(":")[0]
         return [
             *drop_mutations(t),
-            misdirected_fax(
-                t, w.other_plan_fax(w.plans[d.plan_id].fax), "fax another payer's number"
+            misdirected_fax(t, w.other_plan_fax(plan.appeals_fax), "fax another payer's number"),
+            Mutation(
+                "um-fax",
+                "wrong-value",
+                "fax the utilization-management (prior-auth) number, not appeals",
+                replace_value(t, "fax-number", plan.fax),
+            ),
+            Mutation(
+                "no-form",
+                "wrong-value",
+                "a cover note that does not name the payer's appeal form",
+                replace_value(t, "fax-cover", cover.replace(f"{form}. ", "")),
             ),
             Mutation(
                 "no-claim",

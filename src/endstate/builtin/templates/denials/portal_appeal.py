@@ -54,6 +54,7 @@ class PortalAppeal(TaskTemplate):
             if _open(w, d)
             and _reason(d)[1] in NECESSITY
             and w.plans[d.plan_id].portal in ("payer_a", "payer_b")
+            and w.plans[d.plan_id].appeal_channel == "portal"
             and _chart_letter(w, d) is not None
         ]
 

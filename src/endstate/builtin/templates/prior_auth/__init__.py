@@ -8,6 +8,7 @@ from endstate.builtin.templates.prior_auth.auth_on_file import AuthOnFile
 from endstate.builtin.templates.prior_auth.coverage_not_active import CoverageNotActive
 from endstate.builtin.templates.prior_auth.facts import FAMILY
 from endstate.builtin.templates.prior_auth.fax_request import FaxRequest
+from endstate.builtin.templates.prior_auth.information_request import InformationRequest
 from endstate.builtin.templates.prior_auth.policy_lookup import PolicyLookup, SiteOfService
 from endstate.builtin.templates.prior_auth.portal_request import PortalRequest
 from endstate.builtin.templates.prior_auth.portal_request_decoy import PortalRequestDecoy
@@ -23,6 +24,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     AuthAlreadyOnFile(),
     WizardRequest(),
     SiteOfService(),
+    InformationRequest(),
 )
 
 __all__ = ["FAMILY", "TEMPLATES"]

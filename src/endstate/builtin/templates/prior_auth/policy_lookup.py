@@ -33,6 +33,7 @@ from endstate.builtin.templates.prior_auth.facts import (
     _services,
     _site_rule,
 )
+from endstate.builtin.templates.prior_auth.information_request import pended
 from endstate.envs.catalog import SITES
 
 
@@ -49,6 +50,8 @@ class PolicyLookup(TaskTemplate):
         out = []
         for r in w.world.referrals:
             if _portal(w, r) != "payer_a" or not _active(w, r) or r.existing_auth:
+                continue
+            if pended(w, r.id) is not None:  # a request is already on file
                 continue
             if _site_rule(w, r) != self.site_rule:
                 continue

@@ -28,6 +28,7 @@ from endstate.builtin.templates.prior_auth.facts import (
     _record_submission,
     _submission_checks,
 )
+from endstate.builtin.templates.prior_auth.information_request import pended
 from endstate.envs.world import Document, Referral
 
 
@@ -54,6 +55,7 @@ class PortalRequest(TaskTemplate):
                 _portal(w, r) == "payer_a"
                 and _active(w, r)
                 and not r.existing_auth
+                and pended(w, r.id) is None
                 and any(_needs_auth(w, r))
                 and lmn is not None
                 and (not self.decoy or _newer_decoy(w, r.id))
@@ -69,7 +71,7 @@ class PortalRequest(TaskTemplate):
         t = Traj()
         t.ehr_origin()
         _portal_request(t, w, ref, lmn)
-        body = _record_submission(t, w, ref, "Confirmation number ${conf}; status pending review.")
+        body = _record_submission(t, w, ref, "Confirmation number ${conf}.")
         return Draft(
             key=ref.id,
             instruction=(

@@ -61,7 +61,7 @@ class WizardRequest(TaskTemplate):
         t = Traj()
         t.ehr_origin()
         _wizard_request(t, w, ref, lmn)
-        body = _record_submission(t, w, ref, "Reference number ${conf}; pending clinical review.")
+        body = _record_submission(t, w, ref, "Reference number ${conf}.")
         checks = self._checks(w, ref, lmn)
         look = w.lookalike_referral(ref, rng)
         return Draft(

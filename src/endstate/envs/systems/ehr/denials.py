@@ -197,6 +197,7 @@ async def playbook(ctx: Ctx) -> Response:
         labels=dict(catalog.DISPOSITIONS),
         carc_text={c.code: c.description for c in catalog.CARCS},
         today=ctx.runtime.world.clock,
+        plans=ctx.db.rows("SELECT * FROM plans ORDER BY name"),
     )
 
 
@@ -320,7 +321,7 @@ def _letter_text(ctx: Ctx, d: Any, lines: list[Any], letter: dict[str, Any]) -> 
             "APPEAL OF CLAIM DENIAL",
             f"Date: {mdy(ctx.runtime.world.clock)}",
             f"To: {letter['addressee']}",
-            f"{plan['name']} — fax {plan['fax']}",
+            f"{plan['name']} — appeals fax {plan['appeals_fax']}",
             "",
             f"Re: Claim {d['claim_id']}",
             f"Patient: {patient['last']}, {patient['first']}    DOB: {mdy(patient['dob'])}",

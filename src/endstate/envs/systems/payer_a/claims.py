@@ -159,7 +159,10 @@ async def appeal_submit(ctx: Ctx) -> Response:
         errors["member_id"] = "The member ID and date of birth do not match this claim."
     if found is not None and "claim_id" not in errors:
         on_file = portal.appeal_on_file(ctx, found["claim_id"])
-        if on_file:
+        refusal = portal.channel_refusal(found)
+        if refusal:
+            errors["claim_id"] = refusal
+        elif on_file:
             errors["claim_id"] = f"An appeal for this claim is already on file ({on_file})."
         elif found["appeal_deadline"] < ctx.runtime.world.today.isoformat():
             errors["claim_id"] = (

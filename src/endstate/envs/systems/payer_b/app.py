@@ -263,7 +263,10 @@ async def appeal_submit(ctx: Ctx) -> Response:
     if found is not None:
         on_file = portal.appeal_on_file(ctx, found["claim_id"])
         late = found["appeal_deadline"] < ctx.runtime.world.today.isoformat()
-        if on_file:
+        refusal = portal.channel_refusal(found)
+        if refusal:
+            errors["claim_id"] = refusal
+        elif on_file:
             errors["claim_id"] = f"An appeal for this claim is already on file ({on_file})."
         elif late and form["reason"] != "late-good-cause":
             errors["reason"] = (
