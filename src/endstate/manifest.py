@@ -48,6 +48,14 @@ class GatesPin(BaseModel):
     content: str
 
 
+class PricesPin(BaseModel):
+    """The price table attempt costs were computed from (--prices)."""
+
+    path: str
+    sha256: str
+    models: list[str] = Field(default_factory=list, description="Models the table prices.")
+
+
 class CorpusPin(BaseModel):
     name: str
     root: str
@@ -159,6 +167,9 @@ class Manifest(BaseModel):
         default=None,
         description="The contamination register the run was checked against (--contamination) "
         "and the scheduled tasks it names: scores there are not held-out evidence.",
+    )
+    prices: PricesPin | None = Field(
+        default=None, description="The price table attempt costs came from (--prices)."
     )
     disclosure: list[DisclosureItem] = Field(default_factory=list)
 

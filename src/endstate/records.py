@@ -114,8 +114,24 @@ class AttemptFacts(BaseModel):
     final_message: str | None = None
     agent_error: str | None = None
     steps: int = 0
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
+    prompt_tokens: int | None = Field(default=None, description="Input tokens of every call.")
+    completion_tokens: int | None = Field(default=None, description="Output tokens.")
+    images: int | None = Field(default=None, description="Screenshots sent to the model.")
+    model_calls: int | None = Field(default=None, description="Model calls, retries included.")
+    model_retries: int | None = Field(
+        default=None, description="Calls repeated after a rate limit or transient error."
+    )
+    model_failed_calls: int | None = Field(
+        default=None, description="Calls that failed for good, after every retry."
+    )
+    model_failure: bool | None = Field(
+        default=None,
+        description="The agent's model kept failing and the attempt ended for it: the "
+        "system's failure, not the harness's (no infrastructure fault).",
+    )
+    cost_usd: float | None = Field(
+        default=None, description="From the run's price table, when it prices the model."
+    )
     episode_id: str | None = None
     started_at: str | None = Field(default=None, description="UTC start time, ISO 8601.")
     attempt_seconds: float = 0.0

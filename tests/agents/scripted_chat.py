@@ -1,7 +1,8 @@
 """A real HTTP server speaking the OpenAI chat-completions API with a scripted reply sequence.
 
 The real `openai` client talks to it, so request shape, usage accounting and errors are
-exercised end to end. Every request body is kept for assertions.
+exercised end to end. Every request body is kept for assertions. A reply may be computed from
+the request it answers (e.g. to click where the request's screen shows a field).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -26,6 +28,7 @@ class Reply:
     usage: bool = True
     raw: bytes | None = None  # the whole 200 body as a broken server sends it
     trickle: float = 0.0  # seconds between body bytes, headers sent at once
+    compute: Callable[[dict[str, Any]], str] | None = None  # content from the request body
 
 
 @dataclass
@@ -87,7 +90,12 @@ class ScriptedChat:
                         "choices": [
                             {
                                 "index": 0,
-                                "message": {"role": "assistant", "content": reply.content},
+                                "message": {
+                                    "role": "assistant",
+                                    "content": reply.compute(body)
+                                    if reply.compute
+                                    else reply.content,
+                                },
                                 "finish_reason": "stop",
                             }
                         ],

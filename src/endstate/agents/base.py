@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from endstate.agents.computer import Usage
 from endstate.firewall import Projection
 from endstate.manifest import Isolation
 from endstate.records import SandboxFacts
@@ -75,6 +76,9 @@ class ActionRecord(BaseModel):
     ok: bool
     result: str = ""
     at: float = Field(description="Seconds since the attempt started.")
+    thought: str | None = Field(
+        default=None, description="What the model said in the turn that asked for this action."
+    )
 
 
 class AgentOutcome(BaseModel):
@@ -85,6 +89,18 @@ class AgentOutcome(BaseModel):
     steps: int = 0
     error: str | None = None
     tokens: TokenUsage | None = None
+    usage: Usage | None = Field(
+        default=None, description="Model calls, tokens, images and retries, where a model ran."
+    )
+    model_failure: bool = Field(
+        default=False,
+        description="The model's calls kept failing (after every retry): the agent's failure, "
+        "never the harness's.",
+    )
+    screens_saved: int | None = Field(default=None, description="Screenshots kept in the trace.")
+    screens_dropped: int | None = Field(
+        default=None, description="Screenshots not kept: the trace's size cap was reached."
+    )
     actions: list[ActionRecord] = Field(default_factory=list)
     sandbox: SandboxFacts | None = None
     infrastructure_error: str | None = Field(

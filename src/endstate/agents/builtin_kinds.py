@@ -69,6 +69,41 @@ def _llm(arg: str, options: AgentOptions) -> Agent:
     )
 
 
+def _computer_use(kind: str, arg: str, options: AgentOptions, vendor: str) -> Agent:
+    from endstate.agents.chat_backend import GEMINI_BASE_URL, ChatBackend
+    from endstate.agents.computer_loop import ComputerUseAgent, parse_observation, parse_viewport
+
+    gemini = vendor == "gemini"
+    base_url = options.base_url or (GEMINI_BASE_URL if gemini else None)
+    if base_url is None:
+        raise EndstateError(f"{kind}:{arg} needs --agent-base-url (an OpenAI-compatible endpoint)")
+    key_env = "GEMINI_API_KEY" if gemini else "ENDSTATE_AGENT_API_KEY"
+
+    def backend() -> ChatBackend:
+        return ChatBackend(
+            arg, base_url, vendor=vendor, api_key_env=key_env, temperature=options.temperature
+        )
+
+    return ComputerUseAgent(
+        kind,
+        backend,
+        name=f"{kind}:{arg}",
+        observation=parse_observation(options.observe),
+        marks=options.marks,
+        viewport=parse_viewport(options.viewport),
+        max_steps=options.max_steps,
+        screens_cap=int(options.screens_cap_mb * 1_000_000),
+    )
+
+
+def _cu_chat(arg: str, options: AgentOptions) -> Agent:
+    return _computer_use("cu-chat", arg, options, "openai-chat")
+
+
+def _cu_gemini(arg: str, options: AgentOptions) -> Agent:
+    return _computer_use("cu-gemini", arg, options, "gemini")
+
+
 NULL = register_agent(AgentKind("null", None, _null, "does nothing: the floor"))
 REPLAY = register_agent(
     AgentKind(
@@ -85,3 +120,16 @@ LLM_TOOLS = register_agent(
 )
 COMMAND = register_agent(AgentKind("command", "CMD", _command, "an external program, sandboxed"))
 LLM = register_agent(AgentKind("llm", "MODEL", _llm, "a chat model over the accessibility tree"))
+CU_CHAT = register_agent(
+    AgentKind(
+        "cu-chat",
+        "MODEL",
+        _cu_chat,
+        "a vision chat model acting with mouse and keyboard (OpenAI-compatible --agent-base-url)",
+    )
+)
+CU_GEMINI = register_agent(
+    AgentKind(
+        "cu-gemini", "MODEL", _cu_gemini, "Gemini acting with mouse and keyboard (GEMINI_API_KEY)"
+    )
+)

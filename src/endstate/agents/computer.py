@@ -148,6 +148,9 @@ class ModelTurn:
     text: str = ""
     actions: list[tuple[str, CoordAction]] = field(default_factory=list)  # (call_id, action)
     usage: Usage = field(default_factory=Usage)
+    # The reply could not be read as actions (e.g. malformed JSON): the loop records a failed
+    # step with this reason and asks again; the backend shows the reason to the model itself.
+    problem: str | None = None
 
 
 class ComputerBackend(Protocol):
@@ -157,6 +160,8 @@ class ComputerBackend(Protocol):
     actions, handing their outcomes and the next screen to the following `turn`. A turn with
     no actions, or with Done/GiveUp, ends the attempt. The backend keeps its own conversation
     (it alone knows the vendor's message shapes) and bounds it by its context policy.
+    Model calls go through `call_with_retries` with the turn's own `ModelTurn.usage`, so a
+    call that fails for good (ModelCallFailed, which carries that usage) is still counted.
     """
 
     vendor: str

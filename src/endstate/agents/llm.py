@@ -37,6 +37,7 @@ from endstate.agents.base import (
     InProcessAgent,
     TokenUsage,
 )
+from endstate.agents.computer import Usage
 from endstate.agents.observe import DEFAULT_SNAPSHOT_CHARS, observe, render
 from endstate.agents.perform import ActionResult, ActOptions, perform
 from endstate.agents.replay import action_record, attempt_downloads, time_budget
@@ -111,8 +112,8 @@ REPLY_PREVIEW = 500
 _FENCE = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(?P<body>.*?)\n?```\Z", re.DOTALL)
 
 
-def parse_reply(reply: str | None) -> tuple[Action | None, str | None]:
-    """One action from a model reply, or the reason it is not one (to show to the model)."""
+def reply_object(reply: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    """The one JSON object a reply holds (at most one ```json fence around it), or why not."""
     text = (reply or "").strip()
     if not text:
         return None, "the reply was empty"
@@ -125,6 +126,14 @@ def parse_reply(reply: str | None) -> tuple[Action | None, str | None]:
         return None, f"the reply is not a single JSON object ({exc.msg} at char {exc.pos})"
     if not isinstance(data, dict):
         return None, f"the reply is JSON but not an object (got {type(data).__name__})"
+    return data, None
+
+
+def parse_reply(reply: str | None) -> tuple[Action | None, str | None]:
+    """One action from a model reply, or the reason it is not one (to show to the model)."""
+    data, problem = reply_object(reply)
+    if data is None:
+        return None, problem
     try:
         return ACTION_ADAPTER.validate_python(data), None
     except ValidationError as exc:
@@ -159,6 +168,7 @@ class _Progress:
 
     start: float = field(default_factory=time.monotonic)
     tokens: TokenUsage = field(default_factory=TokenUsage)
+    usage: Usage = field(default_factory=Usage)
     usage_reported: bool = False
     actions: list[ActionRecord] = field(default_factory=list)
 
@@ -170,6 +180,7 @@ class _Progress:
             claim=claim,
             steps=len(self.actions),
             tokens=self.tokens.model_copy() if self.usage_reported else None,
+            usage=replace(self.usage),
             actions=list(self.actions),
             **extra,
         )
@@ -326,6 +337,7 @@ class LLMAgent(InProcessAgent):
         messages: list[ChatCompletionMessageParam],
         progress: _Progress,
     ) -> str | None:
+        progress.usage.calls += 1
         response = await client.chat.completions.create(
             model=self.model,
             messages=messages,
@@ -336,6 +348,8 @@ class LLMAgent(InProcessAgent):
             progress.usage_reported = True
             progress.tokens.prompt += response.usage.prompt_tokens
             progress.tokens.completion += response.usage.completion_tokens
+            progress.usage.input_tokens += response.usage.prompt_tokens
+            progress.usage.output_tokens += response.usage.completion_tokens
         if not response.choices:
             return None
         return response.choices[0].message.content

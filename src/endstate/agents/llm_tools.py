@@ -25,6 +25,7 @@ from endstate.agents.base import (
     InProcessAgent,
     TokenUsage,
 )
+from endstate.agents.computer import Usage
 from endstate.agents.llm import DUMMY_KEY
 from endstate.agents.replay import time_budget
 from endstate.agents.tool_client import ToolClient
@@ -125,6 +126,7 @@ class LLMToolsAgent(InProcessAgent):
             return AgentOutcome(claim="error", error=f"the episode has no {self.system!r} system")
         steps: list[ActionRecord] = []
         tokens = TokenUsage()
+        usage = Usage()
         try:
             key = os.environ.get(self.api_key_env) or os.environ.get("OPENAI_API_KEY")
             async with (
@@ -136,16 +138,17 @@ class LLMToolsAgent(InProcessAgent):
                 ) as llm,
                 ToolClient(start) as tools,
             ):
-                return await asyncio.wait_for(
-                    self._loop(llm, tools, ctx, steps, tokens), time_budget(ctx)
+                ended = await asyncio.wait_for(
+                    self._loop(llm, tools, ctx, steps, tokens, usage), time_budget(ctx)
                 )
+                return ended.model_copy(update={"usage": usage})
         except TimeoutError:
             claim: AgentClaim = "timeout"
             error = f"time limit {ctx.time_limit:g}s reached"
         except Exception as exc:  # an agent-level failure is an outcome, not a crash
             claim, error = "error", f"{type(exc).__name__}: {exc}"
         return AgentOutcome(
-            claim=claim, error=error, steps=len(steps), actions=steps, tokens=tokens
+            claim=claim, error=error, steps=len(steps), actions=steps, tokens=tokens, usage=usage
         )
 
     async def _loop(
@@ -155,6 +158,7 @@ class LLMToolsAgent(InProcessAgent):
         ctx: AttemptContext,
         steps: list[ActionRecord],
         tokens: TokenUsage,
+        usage: Usage,
     ) -> AgentOutcome:
         offered = [_as_function(t) for t in await tools.tools()]
         messages: list[ChatCompletionMessageParam] = [
@@ -164,6 +168,7 @@ class LLMToolsAgent(InProcessAgent):
         limit = min(self.max_steps, ctx.max_steps) if self.max_steps else ctx.max_steps
         began = asyncio.get_running_loop().time()
         while len(steps) < limit:
+            usage.calls += 1
             response = await llm.chat.completions.create(
                 model=self.model,
                 messages=messages,
@@ -173,6 +178,8 @@ class LLMToolsAgent(InProcessAgent):
             if response.usage is not None:
                 tokens.prompt += response.usage.prompt_tokens
                 tokens.completion += response.usage.completion_tokens
+                usage.input_tokens += response.usage.prompt_tokens
+                usage.output_tokens += response.usage.completion_tokens
             message = response.choices[0].message if response.choices else None
             calls = (message.tool_calls or []) if message else []
             if message is None or not calls:

@@ -22,7 +22,13 @@ TRANSIENT_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 529})
 
 
 class ModelCallFailed(Exception):
-    """The model could not be reached or kept refusing, after every retry."""
+    """The model could not be reached or kept refusing, after every retry.
+
+    `usage` is what the failing call was counted in, so the attempt's record still has it."""
+
+    def __init__(self, message: str, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 @dataclass(frozen=True)
@@ -71,7 +77,7 @@ async def call_with_retries(
         except Exception as exc:
             if not is_transient(exc) or attempt == policy.attempts:
                 usage.failed_calls += 1
-                raise ModelCallFailed(_describe(exc, attempt)) from exc
+                raise ModelCallFailed(_describe(exc, attempt), usage) from exc
             usage.retries += 1
             delay = min(policy.max_delay, policy.base_delay * 2 ** (attempt - 1))
             delay *= 1 + random.uniform(-policy.jitter, policy.jitter)

@@ -81,13 +81,13 @@ async def perform(page: Page, action: Action, options: ActOptions | None = None)
             )
             while not popups and time.monotonic() < deadline:
                 await asyncio.sleep(0.02)
-        return await _follow_new_tab(page, popups, result, options)
+        return await follow_new_tab(page, popups, result, options)
     except ActionFailed as exc:
         return ActionResult(False, str(exc))
     except PlaywrightTimeoutError as exc:
-        return ActionResult(False, f"{_verb(action)}: timed out ({_first_line(exc)})")
+        return ActionResult(False, f"{_verb(action)}: timed out ({first_line(exc)})")
     except PlaywrightError as exc:
-        return ActionResult(False, f"{_verb(action)}: {_first_line(exc)}")
+        return ActionResult(False, f"{_verb(action)}: {first_line(exc)}")
     except OSError as exc:
         return ActionResult(False, f"{_verb(action)}: {exc}")
     finally:
@@ -99,7 +99,7 @@ def _verb(action: Action) -> str:
     return f"{action.type} {target.describe()}" if isinstance(target, Target) else action.type
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = getattr(exc, "message", None) or str(exc)
     line = str(text).strip().splitlines()[0] if str(text).strip() else type(exc).__name__
     return re.sub(r"^\w+\.\w+: ", "", line)
@@ -168,7 +168,7 @@ async def _targets_new_tab(loc: Locator) -> bool:
         return False
 
 
-async def _follow_new_tab(
+async def follow_new_tab(
     page: Page, opened: list[Page], result: ActionResult, opts: ActOptions
 ) -> ActionResult:
     """A link that opened a new tab is followed in this one, and the new tab closed.

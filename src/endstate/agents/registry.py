@@ -36,6 +36,10 @@ class AgentOptions:
     isolation: str = "sandbox"
     mounts: tuple[Path, ...] = field(default_factory=tuple)
     egress: tuple[str, ...] = field(default_factory=tuple)
+    observe: str = "screenshot"  # computer-use agents: screenshot | accessibility | both
+    marks: bool = False  # computer-use agents: set-of-marks on the screenshot
+    viewport: str = "1280x800"  # computer-use agents: the pinned browser size, WIDTHxHEIGHT
+    screens_cap_mb: float = 20.0  # computer-use agents: screenshots kept per attempt's trace
 
 
 @dataclass(frozen=True)

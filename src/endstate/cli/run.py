@@ -33,18 +33,23 @@ from endstate.cli.run_options import (
     EnvName,
     Gates,
     IsolationMode,
+    Marks,
     MaxSteps,
+    Observe,
     Out,
     Pin,
+    Prices,
     PromptMode,
     Resume,
     RunJudgeBaseUrl,
     RunJudgeK,
+    ScreensCap,
     Seed,
     Tasks,
     TimeLimit,
     UserBaseUrl,
     UserModelName,
+    ViewportSize,
     Workers,
     WorldSeed,
 )
@@ -92,6 +97,11 @@ def run(
     contamination: Contamination = None,
     user_model: UserModelName = None,
     user_base_url: UserBaseUrl = None,
+    observe: Observe = None,
+    marks: Marks = None,
+    viewport: ViewportSize = None,
+    screens_cap: ScreensCap = None,
+    prices: Prices = None,
 ) -> None:
     """Evaluate an agent end to end: fresh episode per attempt, end state read back and scored."""
     from endstate.runs.settings import RunSettings, settle
@@ -120,6 +130,11 @@ def run(
         judge_k=judge_k,
         user_model=user_model,
         user_base_url=user_base_url,
+        observe=observe,
+        marks=marks,
+        viewport=viewport,
+        screens_cap=screens_cap,
+        prices=prices,
     )
     s = settle(given, RunStore(resume).read_manifest() if resume else None)
     assert s.judge_base_url is not None
@@ -154,11 +169,15 @@ def _run_options(
     where: list[Path],
 ) -> RunOptions:
     """The settled settings as a run: the agent made, the corpus chosen, the gates pinned."""
+    from endstate.agents.computer_loop import parse_observation, parse_viewport
     from endstate.agents.registry import AgentOptions, make_agent
+    from endstate.runs.prices import load_prices
     from endstate.runs.session import RunOptions
 
     if s.prompt_mode not in ("task", "task+guidance"):
         raise EndstateError(f"--prompt-mode {s.prompt_mode!r}: expected task or task+guidance")
+    parse_observation(s.observe or "screenshot")  # refused in one line, whatever the agent
+    parse_viewport(s.viewport or "1280x800")
     assert s.agent is not None and s.max_steps is not None
     made = make_agent(
         s.agent,
@@ -170,6 +189,10 @@ def _run_options(
             isolation=s.isolation or "sandbox",
             mounts=s.agent_mount or (),
             egress=s.agent_egress or (),
+            observe=s.observe or "screenshot",
+            marks=bool(s.marks),
+            viewport=s.viewport or "1280x800",
+            screens_cap_mb=s.screens_cap if s.screens_cap is not None else 20.0,
         ),
     )
     from endstate.builtin import builtin_corpus_path, named_corpus
@@ -197,6 +220,7 @@ def _run_options(
         on_store=where.append,
         gates=pin_gates(gates) if gates else None,
         system_options=_user_options(s),
+        prices=load_prices(s.prices) if s.prices else None,
     )
 
 

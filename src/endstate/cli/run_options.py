@@ -17,7 +17,9 @@ Corpus = Annotated[
 AgentSpec = Annotated[
     str | None,
     typer.Option(
-        "--agent", help="null (default) | replay:FILE|DIR | command:CMD | llm:MODEL | plug-in"
+        "--agent",
+        help="null (default) | replay:FILE|DIR | command:CMD | llm:MODEL | cu-chat:MODEL | "
+        "cu-gemini:MODEL | plug-in",
     ),
 ]
 EnvName = Annotated[
@@ -61,7 +63,7 @@ Seed = Annotated[
 ]
 WorldSeed = Annotated[int | None, typer.Option("--world-seed", help="Embedded world seed.")]
 AgentBaseUrl = Annotated[
-    str | None, typer.Option("--agent-base-url", help="OpenAI-compatible endpoint (llm).")
+    str | None, typer.Option("--agent-base-url", help="OpenAI-compatible endpoint (llm, cu-chat).")
 ]
 PromptMode = Annotated[
     str | None, typer.Option("--prompt-mode", help="llm prompt: task (default) | task+guidance")
@@ -129,4 +131,44 @@ UserModelName = Annotated[
 UserBaseUrl = Annotated[
     str | None,
     typer.Option("--user-base-url", help="OpenAI-compatible endpoint of --user-model."),
+]
+Observe = Annotated[
+    str | None,
+    typer.Option(
+        "--observe",
+        help="Computer-use agents (cu-*): what the model is shown each turn: screenshot "
+        "(default) | accessibility | both.",
+    ),
+]
+Marks = Annotated[
+    bool | None,
+    typer.Option(
+        "--marks/--no-marks",
+        help="Computer-use agents: outline and number interactive elements on the screenshot "
+        "(set-of-marks; default off).",
+    ),
+]
+ViewportSize = Annotated[
+    str | None,
+    typer.Option(
+        "--viewport", metavar="WxH", help="Computer-use agents: browser size (default 1280x800)."
+    ),
+]
+ScreensCap = Annotated[
+    float | None,
+    typer.Option(
+        "--screens-cap",
+        metavar="MB",
+        min=0,
+        help="Computer-use agents: screenshots kept per attempt's trace (default 20 MB).",
+    ),
+]
+Prices = Annotated[
+    Path | None,
+    typer.Option(
+        "--prices",
+        metavar="FILE",
+        help="Price table (YAML/JSON: model -> input_per_mtok, output_per_mtok, per_image): "
+        "each attempt's cost is recorded and reported; the table's sha256 is pinned.",
+    ),
 ]

@@ -14,6 +14,7 @@ from endstate.report.disclosure import Disclosure
 from endstate.report.scheduling_text import outcome_rows, rate
 from endstate.report.summary import Cell, LegCell, Summary, headline_records
 from endstate.report.text import leg_fraction, legs_note
+from endstate.report.usage import cost_text
 from endstate.stats import wilson_interval
 
 _env = Environment(
@@ -93,6 +94,7 @@ def render_html(
         scheduling_rows=outcome_rows,
         scheduling_rate=rate,
         legs_note=legs_note(summary),
+        cost_text=cost_text,
         records=[_shown(r) for r in sorted(records, key=lambda r: (r.task_id, r.attempt))],
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
         version=__version__,

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from endstate.records import TaskRecord, attempt_order
 from endstate.report.scheduling import SchedulingSummary, summarize_scheduling
+from endstate.report.usage import UsageSummary, summarize_usage
 from endstate.stats import bootstrap_mean, pass_hat_k, wilson_interval
 
 RELIABILITY_REPLICATES = 5
@@ -125,6 +126,10 @@ class Summary(BaseModel):
     scheduling: SchedulingSummary | None = Field(
         default=None, description="Scheduling-lab outcomes; None when no case was run."
     )
+    usage: UsageSummary | None = Field(
+        default=None,
+        description="Model usage and cost over every attempt; None when no attempt reported it.",
+    )
 
 
 def headline_records(records: Iterable[TaskRecord]) -> list[TaskRecord]:
@@ -207,6 +212,7 @@ def summarize(records: Sequence[TaskRecord]) -> Summary:
         by_leg_kind=_leg_cells(errands) if (errands := _errand_records(head)) else {},
         by_template_leg_kind=_template_leg_cells(errands),
         scheduling=summarize_scheduling(head, records),
+        usage=summarize_usage(records, {r.tier: _tier_order(r.tier) for r in records}),
     )
 
 

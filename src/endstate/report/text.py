@@ -11,6 +11,7 @@ from rich.text import Text
 from endstate.report.disclosure import Disclosure
 from endstate.report.scheduling_text import scheduling_tables
 from endstate.report.summary import Cell, JudgeStats, LegCell, Summary
+from endstate.report.usage import UsageCell, UsageSummary, cost_text
 
 
 def _pct(x: float) -> str:
@@ -150,6 +151,37 @@ def _replicates(summary: Summary) -> RenderableType | None:
     return table
 
 
+def _usage_table(title: str, label: str, cells: dict[str, UsageCell], total: UsageCell) -> Table:
+    table = Table(title=title, title_justify="left", show_edge=False)
+    table.add_column(label)
+    for column in ("attempts", "tokens in", "tokens out", "images", "retries", "failed calls"):
+        table.add_column(column, justify="right")
+    table.add_column("cost (USD)", justify="right")
+    for key, cell in [*cells.items(), ("all", total)]:
+        table.add_row(
+            key,
+            str(cell.attempts),
+            f"{cell.input_tokens:,}",
+            f"{cell.output_tokens:,}",
+            str(cell.images),
+            str(cell.retries),
+            str(cell.failed_calls),
+            cost_text(cell),
+        )
+    return table
+
+
+def usage_tables(usage: UsageSummary) -> list[RenderableType]:
+    return [
+        _usage_table(
+            "Model usage by family (all attempts)", "family", usage.by_family, usage.total
+        ),
+        Text(""),
+        _usage_table("Model usage by tier (all attempts)", "tier", usage.by_tier, usage.total),
+        Text(""),
+    ]
+
+
 def _disclosure(disclosure: Disclosure) -> Text:
     # One line per item, never hard-wrapped: a sentence must survive copying and searching.
     text = Text("Disclosure\n", style="bold", no_wrap=True, overflow="ignore")
@@ -180,6 +212,8 @@ def renderable(summary: Summary, disclosure: Disclosure, title: str) -> Group:
     rep = _replicates(summary)
     if rep is not None:
         parts += [rep, Text("")]
+    if summary.usage is not None:
+        parts += usage_tables(summary.usage)
     parts.append(_disclosure(disclosure))
     return Group(*parts)
 

@@ -12,7 +12,7 @@ import contextlib
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from endstate.runs.environment import (
     open_task_episode,
 )
 from endstate.runs.outcomes import outcomes_of
+from endstate.runs.prices import PriceTable, agent_model
 from endstate.runs.store import RunStore
 from endstate.scoring.judge import Judge
 from endstate.scoring.task_score import blocked, score_task, unmeasurable
@@ -47,6 +48,7 @@ class RunPlan:
     max_steps: int
     time_limit: float
     blocked: dict[str, str] = field(default_factory=dict)
+    prices: PriceTable | None = None
 
     def pairs(self) -> list[tuple[Task, str]]:
         return [(t, str(a)) for a in range(1, self.attempts + 1) for t in self.tasks]
@@ -77,6 +79,7 @@ class Runner:
         # An environment keeping its end state in the browser, and an agent with its own
         # browser (not a harness page): the state is what that browser held when it ended.
         self.state_from_agent_browser = agent_writes_state(env, agent.isolation().mode)
+        self.model = agent_model(agent.config()) if plan.prices is not None else None
 
     async def execute(self, done: set[tuple[str, str]]) -> None:
         """Run every attempt not already in `done`, with at most `workers` at a time."""
@@ -165,20 +168,10 @@ class Runner:
                 fault = InfrastructureFault(
                     kind="sandbox", call="start_agent", detail=outcome.infrastructure_error
                 )
-            attempt_seconds = time.monotonic() - started
-            _write_trace(trace_dir, outcome)
-            facts = AttemptFacts(
-                claim=outcome.claim,
-                final_message=outcome.final_message,
-                agent_error=outcome.error,
-                steps=outcome.steps,
-                prompt_tokens=outcome.tokens.prompt if outcome.tokens else None,
-                completion_tokens=outcome.tokens.completion if outcome.tokens else None,
-                episode_id=episode.episode_id,
-                started_at=started_at,
-                attempt_seconds=round(attempt_seconds, 3),
-                sandbox=outcome.sandbox,
-            )
+            facts = attempt_facts(outcome, episode.episode_id, started_at, started)
+            if self.plan.prices is not None:
+                facts.cost_usd = self.plan.prices.cost(self.model, facts)
+            _write_trace(trace_dir, outcome, facts)
             if outcome.infrastructure_error:  # the agent never acted: nothing was measured
                 record = unmeasurable(
                     task,
@@ -257,7 +250,35 @@ async def _quietly(awaitable: Any) -> None:
         await awaitable
 
 
-def _write_trace(trace_dir: Path, outcome: AgentOutcome) -> None:
+def attempt_facts(
+    outcome: AgentOutcome, episode_id: str, started_at: str, started: float
+) -> AttemptFacts:
+    """The harness's record of what happened, the agent's usage included (never scored).
+
+    A model that kept failing is the system's failure: it is flagged, never an
+    infrastructure fault."""
+    usage = outcome.usage
+    tokens = outcome.tokens
+    return AttemptFacts(
+        claim=outcome.claim,
+        final_message=outcome.final_message,
+        agent_error=outcome.error,
+        steps=outcome.steps,
+        prompt_tokens=tokens.prompt if tokens else None,
+        completion_tokens=tokens.completion if tokens else None,
+        images=usage.images if usage else None,
+        model_calls=usage.calls if usage else None,
+        model_retries=usage.retries if usage else None,
+        model_failed_calls=usage.failed_calls if usage else None,
+        model_failure=True if outcome.model_failure else None,
+        episode_id=episode_id,
+        started_at=started_at,
+        attempt_seconds=round(time.monotonic() - started, 3),
+        sandbox=outcome.sandbox,
+    )
+
+
+def _write_trace(trace_dir: Path, outcome: AgentOutcome, facts: AttemptFacts) -> None:
     (trace_dir / "actions.json").write_text(
         json.dumps([a.model_dump() for a in outcome.actions], indent=2, ensure_ascii=False)
     )
@@ -269,8 +290,22 @@ def _write_trace(trace_dir: Path, outcome: AgentOutcome) -> None:
                 "error": outcome.error,
                 "steps": outcome.steps,
                 "tokens": outcome.tokens.model_dump() if outcome.tokens else None,
+                **_usage_trace(outcome, facts),
             },
             indent=2,
             ensure_ascii=False,
         )
     )
+
+
+def _usage_trace(outcome: AgentOutcome, facts: AttemptFacts) -> dict[str, Any]:
+    """Usage, cost and screenshot counts, for agents that report them (others: unchanged)."""
+    extra: dict[str, Any] = {}
+    if outcome.usage is not None:
+        extra["usage"] = asdict(outcome.usage)
+        extra["cost_usd"] = facts.cost_usd
+    if outcome.model_failure:
+        extra["model_failure"] = True
+    if outcome.screens_saved is not None:
+        extra["screens"] = {"saved": outcome.screens_saved, "dropped": outcome.screens_dropped}
+    return extra

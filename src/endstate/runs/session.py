@@ -46,6 +46,7 @@ from endstate.runs.environments import (
     choose_environment,
     environment_kind,
 )
+from endstate.runs.prices import PriceTable
 from endstate.runs.runner import Runner, RunPlan
 from endstate.runs.shared_browser import shared_browser
 from endstate.runs.store import RunStore, read_manifest_file
@@ -78,6 +79,7 @@ class RunOptions:
     gates: GatesPin | None = None  # declared before the first attempt, pinned in the manifest
     system_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     contamination: Path | None = None  # a contamination register to check the tasks against
+    prices: PriceTable | None = None  # prices attempt costs (--prices), pinned by its sha256
 
 
 @dataclass
@@ -245,6 +247,7 @@ def _manifest(
         firewall=FirewallSummary(verified=len(task_ids) - len(blocked), blocked=blocked),
         host=HostFacts.here(browser),
         isolation=isolation,
+        prices=opts.prices.pin() if opts.prices else None,
     )
 
 
@@ -343,6 +346,7 @@ async def execute(opts: RunOptions) -> RunResult:
             max_steps=opts.max_steps,
             time_limit=opts.time_limit,
             blocked=blocked,
+            prices=opts.prices,
         )
         if opts.on_start:
             opts.on_start(len(plan.pairs()), len(done))

@@ -44,6 +44,11 @@ class RunSettings:
     judge_k: int | None = None
     user_model: str | None = None  # the scheduling lab's simulated user, through a chat model
     user_base_url: str | None = None
+    observe: str | None = None  # computer-use agents (cu-*): screenshot | accessibility | both
+    marks: bool | None = None
+    viewport: str | None = None
+    screens_cap: float | None = None  # MB of screenshots per attempt's trace
+    prices: Path | None = None
 
 
 DEFAULTS = RunSettings(
@@ -61,6 +66,10 @@ DEFAULTS = RunSettings(
     agent_egress=(),
     judge_base_url=DEFAULT_JUDGE_URL,
     judge_k=3,
+    observe="screenshot",
+    marks=False,
+    viewport="1280x800",
+    screens_cap=20.0,
 )
 FLAGS = {f.name: "--" + f.name.replace("_", "-") for f in fields(RunSettings)}
 
@@ -91,7 +100,7 @@ def from_manifest(manifest: Manifest) -> RunSettings:
         tasks=manifest.selection,
         seed=manifest.seed,
         world_seed=_world_seed(manifest),
-        agent_base_url=config.get("base_url") if manifest.agent.kind == "llm" else None,
+        agent_base_url=_agent_base_url(manifest),
         prompt_mode=config.get("prompt_mode"),
         agent_env=tuple(config.get("pass_env", ())),
         isolation=isolation if isolation in ("sandbox", "none") else None,
@@ -102,7 +111,34 @@ def from_manifest(manifest: Manifest) -> RunSettings:
         judge_k=judge.k if judge else None,
         user_model=_user(manifest, "model"),
         user_base_url=_user(manifest, "base_url"),
+        **_computer_use(config),
+        prices=Path(manifest.prices.path) if manifest.prices else None,
     )
+
+
+def _agent_base_url(manifest: Manifest) -> str | None:
+    """The endpoint of an agent that talks to a chat model (llm, cu-chat, cu-gemini)."""
+    config = manifest.agent.config
+    if manifest.agent.kind == "llm":
+        url = config.get("base_url")
+    else:
+        backend = config.get("backend")
+        url = backend.get("base_url") if isinstance(backend, dict) else None
+    return url if isinstance(url, str) else None
+
+
+def _computer_use(config: dict[str, Any]) -> dict[str, Any]:
+    """The computer-use settings a run's agent config pins; none for other agents."""
+    if config.get("action_space") != "coordinates":
+        return {}
+    viewport = config.get("viewport") or {}
+    cap = config.get("screens_cap_bytes")
+    return {
+        "observe": config.get("observation"),
+        "marks": config.get("marks"),
+        "viewport": f"{viewport.get('width')}x{viewport.get('height')}" if viewport else None,
+        "screens_cap": cap / 1_000_000 if isinstance(cap, int) else None,
+    }
 
 
 def _user(manifest: Manifest, key: str) -> str | None:
