@@ -3,6 +3,7 @@ only for the agent it uses)."""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from endstate.agents.base import Agent
@@ -69,6 +70,37 @@ def _llm(arg: str, options: AgentOptions) -> Agent:
     )
 
 
+def _computer_use(backend: object, options: AgentOptions) -> Agent:
+    """The generic screenshot-and-coordinates loop around one vendor's backend.
+
+    Imported by name: the loop's module is separate from the vendor backends, and a run that
+    uses neither pays for neither.
+    """
+    loop = importlib.import_module("endstate.agents.computer_loop")
+    agent: Agent = loop.ComputerUseAgent(backend=backend, max_steps=options.max_steps)
+    return agent
+
+
+def _cu_anthropic(arg: str, options: AgentOptions) -> Agent:
+    from endstate.agents.anthropic_backend import DEFAULT_TOOL_VERSION, AnthropicComputerBackend
+
+    backend = AnthropicComputerBackend(
+        arg,
+        tool_version=options.tool_version or DEFAULT_TOOL_VERSION,
+        keep_images=options.keep_images,
+        base_url=options.base_url,
+    )
+    return _computer_use(backend, options)
+
+
+def _cu_openai(arg: str, options: AgentOptions) -> Agent:
+    from endstate.agents.openai_cu_backend import OpenAIComputerBackend
+
+    # No temperature: OpenAI's computer-use models, reasoning models, refuse one.
+    backend = OpenAIComputerBackend(arg, base_url=options.base_url)
+    return _computer_use(backend, options)
+
+
 NULL = register_agent(AgentKind("null", None, _null, "does nothing: the floor"))
 REPLAY = register_agent(
     AgentKind(
@@ -85,3 +117,11 @@ LLM_TOOLS = register_agent(
 )
 COMMAND = register_agent(AgentKind("command", "CMD", _command, "an external program, sandboxed"))
 LLM = register_agent(AgentKind("llm", "MODEL", _llm, "a chat model over the accessibility tree"))
+CU_ANTHROPIC = register_agent(
+    AgentKind(
+        "cu-anthropic", "MODEL", _cu_anthropic, "a Claude model with Anthropic's computer tool"
+    )
+)
+CU_OPENAI = register_agent(
+    AgentKind("cu-openai", "MODEL", _cu_openai, "an OpenAI computer-use model on screenshots")
+)

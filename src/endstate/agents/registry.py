@@ -36,6 +36,8 @@ class AgentOptions:
     isolation: str = "sandbox"
     mounts: tuple[Path, ...] = field(default_factory=tuple)
     egress: tuple[str, ...] = field(default_factory=tuple)
+    tool_version: str | None = None  # cu-anthropic: the computer tool's pinned version
+    keep_images: int = 3  # cu-anthropic: screenshots kept in the conversation
 
 
 @dataclass(frozen=True)
