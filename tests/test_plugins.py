@@ -61,7 +61,7 @@ def test_the_plugged_in_kinds_are_listed_where_a_spec_is_wrong(tmp_path: Path) -
     assert proc.returncode == 1
     assert (
         "expected null, replay:FILE|DIR, tools-replay:DIR, llm-tools:MODEL, command:CMD, "
-        "llm:MODEL, toy:ANSWER"
+        "llm:MODEL, cu-chat:MODEL, cu-gemini:MODEL, cu-anthropic:MODEL, cu-openai:MODEL, toy:ANSWER"
     ) in proc.stderr
     proc = _endstate("run", "--env", "nope", "--agent", "null", cwd=tmp_path)
     assert "unknown environment (expected embedded, hab, toy)" in proc.stderr

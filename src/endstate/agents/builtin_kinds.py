@@ -3,11 +3,16 @@ only for the agent it uses)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from endstate.agents.base import Agent
 from endstate.agents.registry import AgentKind, AgentOptions, register_agent
 from endstate.errors import EndstateError
+
+if TYPE_CHECKING:
+    from endstate.agents.computer import ComputerBackend
 
 
 def _null(arg: str, options: AgentOptions) -> Agent:
@@ -69,9 +74,27 @@ def _llm(arg: str, options: AgentOptions) -> Agent:
     )
 
 
-def _computer_use(kind: str, arg: str, options: AgentOptions, vendor: str) -> Agent:
-    from endstate.agents.chat_backend import GEMINI_BASE_URL, ChatBackend
+def _computer_use(
+    kind: str, arg: str, options: AgentOptions, make_backend: Callable[[], ComputerBackend]
+) -> Agent:
+    """The generic screenshot-and-coordinates loop around one vendor's backend (a fresh
+    backend per attempt: a backend holds one conversation)."""
     from endstate.agents.computer_loop import ComputerUseAgent, parse_observation, parse_viewport
+
+    return ComputerUseAgent(
+        kind,
+        make_backend,
+        name=f"{kind}:{arg}",
+        observation=parse_observation(options.observe),
+        marks=options.marks,
+        viewport=parse_viewport(options.viewport),
+        max_steps=options.max_steps,
+        screens_cap=int(options.screens_cap_mb * 1_000_000),
+    )
+
+
+def _chat_computer(kind: str, arg: str, options: AgentOptions, vendor: str) -> Agent:
+    from endstate.agents.chat_backend import GEMINI_BASE_URL, ChatBackend
 
     gemini = vendor == "gemini"
     base_url = options.base_url or (GEMINI_BASE_URL if gemini else None)
@@ -84,24 +107,39 @@ def _computer_use(kind: str, arg: str, options: AgentOptions, vendor: str) -> Ag
             arg, base_url, vendor=vendor, api_key_env=key_env, temperature=options.temperature
         )
 
-    return ComputerUseAgent(
-        kind,
-        backend,
-        name=f"{kind}:{arg}",
-        observation=parse_observation(options.observe),
-        marks=options.marks,
-        viewport=parse_viewport(options.viewport),
-        max_steps=options.max_steps,
-        screens_cap=int(options.screens_cap_mb * 1_000_000),
-    )
+    return _computer_use(kind, arg, options, backend)
 
 
 def _cu_chat(arg: str, options: AgentOptions) -> Agent:
-    return _computer_use("cu-chat", arg, options, "openai-chat")
+    return _chat_computer("cu-chat", arg, options, "openai-chat")
 
 
 def _cu_gemini(arg: str, options: AgentOptions) -> Agent:
-    return _computer_use("cu-gemini", arg, options, "gemini")
+    return _chat_computer("cu-gemini", arg, options, "gemini")
+
+
+def _cu_anthropic(arg: str, options: AgentOptions) -> Agent:
+    from endstate.agents.anthropic_backend import DEFAULT_TOOL_VERSION, AnthropicComputerBackend
+
+    def backend() -> AnthropicComputerBackend:
+        return AnthropicComputerBackend(
+            arg,
+            tool_version=options.tool_version or DEFAULT_TOOL_VERSION,
+            keep_images=options.keep_images,
+            base_url=options.base_url,
+        )
+
+    return _computer_use("cu-anthropic", arg, options, backend)
+
+
+def _cu_openai(arg: str, options: AgentOptions) -> Agent:
+    from endstate.agents.openai_cu_backend import OpenAIComputerBackend
+
+    # No temperature: OpenAI's computer-use models, reasoning models, refuse one.
+    def backend() -> OpenAIComputerBackend:
+        return OpenAIComputerBackend(arg, base_url=options.base_url)
+
+    return _computer_use("cu-openai", arg, options, backend)
 
 
 NULL = register_agent(AgentKind("null", None, _null, "does nothing: the floor"))
@@ -132,4 +170,12 @@ CU_GEMINI = register_agent(
     AgentKind(
         "cu-gemini", "MODEL", _cu_gemini, "Gemini acting with mouse and keyboard (GEMINI_API_KEY)"
     )
+)
+CU_ANTHROPIC = register_agent(
+    AgentKind(
+        "cu-anthropic", "MODEL", _cu_anthropic, "a Claude model with Anthropic's computer tool"
+    )
+)
+CU_OPENAI = register_agent(
+    AgentKind("cu-openai", "MODEL", _cu_openai, "an OpenAI computer-use model on screenshots")
 )

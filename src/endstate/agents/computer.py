@@ -23,6 +23,12 @@ class _CoordAction(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+Modifiers = Annotated[
+    list[str],
+    Field(description="Keys held down during the action (Playwright names: Shift, Control...)."),
+]
+
+
 class Point(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -36,6 +42,7 @@ class ClickAt(_CoordAction):
     y: int = Field(ge=0)
     button: MouseButton = "left"
     clicks: int = Field(default=1, ge=1, le=3, description="2 for a double, 3 for a triple click.")
+    modifiers: Modifiers = Field(default_factory=list)
 
 
 class MoveTo(_CoordAction):
@@ -49,6 +56,7 @@ class Drag(_CoordAction):
 
     type: Literal["drag"] = "drag"
     path: list[Point] = Field(min_length=2)
+    modifiers: Modifiers = Field(default_factory=list)
 
 
 class ScrollAt(_CoordAction):
@@ -59,6 +67,7 @@ class ScrollAt(_CoordAction):
     y: int = Field(ge=0)
     dx: int = 0
     dy: int = 0
+    modifiers: Modifiers = Field(default_factory=list)
 
 
 class TypeText(_CoordAction):

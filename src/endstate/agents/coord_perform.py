@@ -29,82 +29,24 @@ from endstate.agents.computer import (
     TypeText,
     Viewport,
 )
+from endstate.agents.key_names import chord as key_chord
+from endstate.agents.key_names import playwright_key
 from endstate.agents.perform import ActionResult, ActOptions, first_line, follow_new_tab
 
 SETTLE_GRACE = 0.1  # seconds for a navigation the input started to begin
 SETTLE_TIMEOUT_MS = 3000.0  # at most this long for it to load
 DRAG_STEPS = 5  # intermediate mouse moves between two points of a drag
 
-_KEY_NAMES = {
-    "ctrl": "Control",
-    "control": "Control",
-    "control_l": "Control",
-    "control_r": "Control",
-    "cmd": "Meta",
-    "command": "Meta",
-    "meta": "Meta",
-    "super": "Meta",
-    "super_l": "Meta",
-    "win": "Meta",
-    "windows": "Meta",
-    "alt": "Alt",
-    "alt_l": "Alt",
-    "option": "Alt",
-    "shift": "Shift",
-    "shift_l": "Shift",
-    "shift_r": "Shift",
-    "return": "Enter",
-    "enter": "Enter",
-    "kp_enter": "Enter",
-    "esc": "Escape",
-    "escape": "Escape",
-    "tab": "Tab",
-    "space": "Space",
-    "backspace": "Backspace",
-    "back_space": "Backspace",
-    "delete": "Delete",
-    "del": "Delete",
-    "insert": "Insert",
-    "home": "Home",
-    "end": "End",
-    "pgdn": "PageDown",
-    "pagedown": "PageDown",
-    "page_down": "PageDown",
-    "next": "PageDown",
-    "pgup": "PageUp",
-    "pageup": "PageUp",
-    "page_up": "PageUp",
-    "prior": "PageUp",
-    "up": "ArrowUp",
-    "arrowup": "ArrowUp",
-    "down": "ArrowDown",
-    "arrowdown": "ArrowDown",
-    "left": "ArrowLeft",
-    "arrowleft": "ArrowLeft",
-    "right": "ArrowRight",
-    "arrowright": "ArrowRight",
-    "capslock": "CapsLock",
-    "caps_lock": "CapsLock",
-}
-
 
 def normalize_key(name: str) -> str:
     """One key as Playwright names it, from a vendor's or xdotool's name ("ctrl", "Return",
     "pgdn", "Page_Down", "F5"). Single characters and unknown names pass through unchanged."""
-    if len(name) == 1:
-        return name
-    lowered = name.strip().lower()
-    if lowered in _KEY_NAMES:
-        return _KEY_NAMES[lowered]
-    if lowered[:1] == "f" and lowered[1:].isdigit():
-        return f"F{int(lowered[1:])}"
-    return name.strip()
+    return playwright_key(name)
 
 
 def normalize_keys(chord: str | list[str]) -> list[str]:
     """A chord's keys in press order: "ctrl+a" or ["ctrl", "a"] -> ["Control", "a"]."""
-    parts = chord if isinstance(chord, list) else _split_chord(chord)
-    return [normalize_key(p) for p in parts]
+    return key_chord(chord if isinstance(chord, list) else _split_chord(chord))
 
 
 def _split_chord(chord: str) -> list[str]:
@@ -181,6 +123,24 @@ async def _opens_tab_at(page: Page, x: int, y: int) -> bool:
 
 
 async def _dispatch(page: Page, action: CoordAction) -> ActionResult:
+    """Do the action, with any keys it asks held down (shift-click, ctrl-scroll) pressed
+    before it and released after it, whatever happens."""
+    held: list[str] = []
+    try:
+        for key in getattr(action, "modifiers", []):
+            await page.keyboard.down(key)
+            held.append(key)
+        result = await _act(page, action)
+    finally:
+        for key in reversed(held):
+            with contextlib.suppress(PlaywrightError):
+                await page.keyboard.up(key)
+    if held:
+        result.message += f" holding {'+'.join(held)}"
+    return result
+
+
+async def _act(page: Page, action: CoordAction) -> ActionResult:
     mouse, keyboard = page.mouse, page.keyboard
     match action:
         case ClickAt(x=x, y=y, button=button, clicks=clicks):

@@ -40,6 +40,8 @@ class AgentOptions:
     marks: bool = False  # computer-use agents: set-of-marks on the screenshot
     viewport: str = "1280x800"  # computer-use agents: the pinned browser size, WIDTHxHEIGHT
     screens_cap_mb: float = 20.0  # computer-use agents: screenshots kept per attempt's trace
+    tool_version: str | None = None  # cu-anthropic: the computer tool's pinned version
+    keep_images: int = 3  # cu-anthropic: screenshots kept in the conversation
 
 
 @dataclass(frozen=True)
