@@ -13,7 +13,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
 import pytest
+from inspect_ai.log import read_eval_log
 
 from endstate.agents.base import Agent
 from endstate.agents.chat_backend import ChatBackend
@@ -22,6 +24,9 @@ from endstate.agents.computer_loop import ComputerUseAgent, parse_observation, p
 from endstate.agents.model_calls import RetryPolicy
 from endstate.agents.registry import AgentOptions, make_agent
 from endstate.errors import EndstateError
+from endstate.export.inspect_log import write_inspect
+from endstate.export.parquet import write_parquet
+from endstate.export.source import load_run
 from endstate.records import AttemptFacts, TaskRecord
 from endstate.report.summary import summarize
 from endstate.runs.prices import load_prices
@@ -77,6 +82,16 @@ def test_cu_chat_run_records_usage_cost_and_screens(
     assert f"${facts.cost_usd:.4f}" in report
     html = (result.store.root / "report.html").read_text()
     assert "Model usage by family" in html and f"${facts.cost_usd:.4f}" in html
+
+    # The exports carry the usage and the cost too.
+    exported = load_run(result.store.root)
+    write_parquet(exported, tmp_path / "rows.parquet")
+    (row,) = pd.read_parquet(tmp_path / "rows.parquet").to_dict("records")
+    assert (row["images"], row["model_calls"], row["model_retries"]) == (3, 3, 1)
+    assert row["cost_usd"] == pytest.approx(facts.cost_usd)
+    write_inspect(exported, tmp_path / "run.eval")
+    usage = read_eval_log(str(tmp_path / "run.eval")).stats.model_usage[spec]
+    assert (usage.input_tokens, usage.total_cost) == (100, pytest.approx(facts.cost_usd))
 
     # Resuming continues with the same way of seeing, endpoint and prices; a change is refused.
     again = from_manifest(result.manifest)

@@ -296,8 +296,10 @@ def _completed_at(record: TaskRecord) -> str | None:
 
 
 def _usage(model: str, records: list[TaskRecord]) -> dict[str, ModelUsage]:
-    """Tokens the agent reported, under its spec; none when it reported none."""
+    """Tokens (and cost, where priced) the agent reported, under its spec; none when it
+    reported none."""
     prompt = completion = 0
+    cost: float | None = None
     reported = False
     for record in records:
         facts = record.facts
@@ -305,10 +307,15 @@ def _usage(model: str, records: list[TaskRecord]) -> dict[str, ModelUsage]:
             reported = True
             prompt += facts.prompt_tokens or 0
             completion += facts.completion_tokens or 0
+        if facts and facts.cost_usd is not None:
+            cost = (cost or 0.0) + facts.cost_usd
     if not reported:
         return {}
     return {
         model: ModelUsage(
-            input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion
+            input_tokens=prompt,
+            output_tokens=completion,
+            total_tokens=prompt + completion,
+            total_cost=cost,
         )
     }

@@ -20,7 +20,7 @@ from endstate.export.source import (
     pins,
     tokens,
 )
-from endstate.records import TaskRecord
+from endstate.records import AttemptFacts, TaskRecord
 
 # Column name -> Arrow type name (see `_arrow_type`); the order is the table's.
 COLUMNS: dict[str, str] = {
@@ -47,6 +47,12 @@ COLUMNS: dict[str, str] = {
     "prompt_tokens": "int64",
     "completion_tokens": "int64",
     "tokens": "int64",
+    "images": "int64",
+    "model_calls": "int64",
+    "model_retries": "int64",
+    "model_failed_calls": "int64",
+    "model_failure": "bool",
+    "cost_usd": "float64",
     "attempt_seconds": "float64",
     "scoring_seconds": "float64",
     "started_at": "string",
@@ -69,6 +75,21 @@ COLUMNS: dict[str, str] = {
 def rows(run: ExportedRun) -> list[dict[str, Any]]:
     """The table as plain rows: unrecorded attempts included, as the report counts them."""
     return [_row(run, r) for r in run.records]
+
+
+_USAGE = (
+    "images",
+    "model_calls",
+    "model_retries",
+    "model_failed_calls",
+    "model_failure",
+    "cost_usd",
+)
+
+
+def _usage(facts: AttemptFacts | None) -> dict[str, Any]:
+    """What the model calls cost, where the agent reported it (None otherwise)."""
+    return {name: getattr(facts, name) if facts else None for name in _USAGE}
 
 
 def _row(run: ExportedRun, record: TaskRecord) -> dict[str, Any]:
@@ -98,6 +119,7 @@ def _row(run: ExportedRun, record: TaskRecord) -> dict[str, Any]:
         "prompt_tokens": facts.prompt_tokens if facts else None,
         "completion_tokens": facts.completion_tokens if facts else None,
         "tokens": tokens(record),
+        **_usage(facts),
         "attempt_seconds": facts.attempt_seconds if facts else None,
         "scoring_seconds": facts.scoring_seconds if facts else None,
         "started_at": facts.started_at if facts else None,

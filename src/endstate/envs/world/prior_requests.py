@@ -44,9 +44,12 @@ class PriorRequestsGen(GenBase):
             for s in ref.services
         )
         by_site = any(s.cpt in rules and rules[s.cpt].sites for s in ref.services)
-        has_note = any(d.kind == "clinical_note" for d in self._docs(ref))
-        # A site-of-service program's referrals are left to the policy-reading tasks.
-        return needs and has_note and not by_site and not ref.existing_auth
+        docs = self._docs(ref)
+        has_note = any(d.kind == "clinical_note" for d in docs)
+        decoy_letter = any(d.kind == "lmn" and (d.status != "final" or not d.signed) for d in docs)
+        # Referrals a site-of-service program decides, or with a decoy letter beside the
+        # current one, are left to the tasks built on those.
+        return needs and has_note and not (by_site or decoy_letter or ref.existing_auth)
 
     def _docs(self, ref: Referral) -> list[Document]:
         return [d for d in self.world.documents if d.related_id == ref.id]

@@ -125,8 +125,8 @@ class InformationRequest(TaskTemplate):
                 f"{_intro(w, ref)}: the payer pended the prior-authorization request for this "
                 "referral and asked for more information. Answer the payer's request on its "
                 "provider portal with exactly the document it asks for, add a note on the "
-                "referral giving the payer's request number and what was sent, and leave the "
-                "referral on the worklist until the payer decides."
+                "referral giving the payer's request number and what was sent, and do not "
+                "clear the referral until the payer decides."
             ),
             start_system="ehr",
             start_path="/worklist",
