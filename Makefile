@@ -28,7 +28,7 @@ lint: setup
 	$(BIN)/lint-imports --no-cache
 
 test: lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadgroup
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_scoring.py --write docs/benchmarks.md
