@@ -27,8 +27,10 @@ lint: setup
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
+# Two workers, a test file per worker at a time: a file's tests share their fixtures, and the
+# red team's unsandboxed attackers (one file) never meet another red-team run.
 test: lint
-	$(BIN)/pytest -q -n 2 --dist loadgroup
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_scoring.py --write docs/benchmarks.md

@@ -21,25 +21,6 @@ FIXTURES = ROOT / "tests" / "fixtures"
 REQUIRE_SHARED = "ENDSTATE_REQUIRE_SHARED"  # set by CI: there, missing data is a failure
 
 
-# Under pytest-xdist (`make test` runs two workers), tests that share one expensive
-# session-scoped build, or that measure the machine's limits, stay together on one worker.
-_GROUPS = {
-    "tests/hab/": "hab",  # one build of the benchmark's portals per session
-    "tests/envs/test_envs_load.py": "limits",
-    "tests/envs/test_envs_signals.py": "limits",
-    # Unsandboxed hostile agents reach every red-team run on the machine by design.
-    "tests/test_redteam.py": "redteam",
-}
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        where = item.path.relative_to(ROOT).as_posix()
-        group = next((g for prefix, g in _GROUPS.items() if where.startswith(prefix)), None)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
-
-
 def _shared(rel: str) -> Path:
     path = SHARED / rel
     if not path.exists():
