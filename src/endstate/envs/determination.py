@@ -19,6 +19,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from endstate.envs import clinical
+from endstate.envs.database import EpisodeDB
 from endstate.envs.portal import status_on
 from endstate.envs.runtime import Episode
 from endstate.envs.web import Ctx
@@ -42,7 +43,7 @@ class Determination:
 
 
 def determine(
-    db: Any,
+    db: EpisodeDB,
     episode: Episode,
     coverage: sqlite3.Row,
     request: dict[str, Any],
