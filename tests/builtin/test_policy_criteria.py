@@ -71,6 +71,7 @@ def test_every_family_has_a_template_that_a_criterion_or_a_second_coverage_decid
     made = {g.data["template_id"] for seed in SEEDS for g in generate(seed, 63)}
     assert {
         "pa.medium.site-of-service",
+        "pa.hard.coordination-of-benefits",
         "dn.hard.coverage-evidence",
         "dme.hard.criteria-not-met",
     } <= made

@@ -294,3 +294,50 @@ def test_catches_a_face_to_face_after_the_order() -> None:
     w.documents[w.documents.index(f2f)] = replace(f2f, date=w.today.isoformat())
     assert order.ordered < w.today.isoformat()
     assert _named(problems(w), order.id, "face_to_face is dated after the order")
+
+
+# -- coordination of benefits ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_some_referrals_are_registered_with_a_secondary_beside_an_active_primary(
+    seed: int,
+) -> None:
+    w = generate_world(seed)
+    coverage = {c.id: c for c in w.coverages}
+    slipped = [r for r in w.referrals if coverage[r.coverage_id].rank == 2]
+    assert 1 <= len(slipped) <= 3
+    for ref in slipped:
+        primary = [
+            c for c in w.coverages if c.mrn == ref.mrn and c.rank == 1 and c.status == "active"
+        ]
+        assert len(primary) == 1
+        assert w.plan(primary[0].plan_id).payer != w.plan(coverage[ref.coverage_id].plan_id).payer
+    # Nothing is pended on a slipped referral: no request went anywhere yet.
+    assert not {r.referral_id for r in w.prior_requests} & {r.id for r in slipped}
+
+
+def test_catches_medicaid_primary_beside_another_plan_and_two_plans_of_one_payer() -> None:
+    w = fresh()
+    medicaid = next(p for p in w.plans if p.kind == "medicaid_mco")
+    commercial = next(p for p in w.plans if p.kind == "commercial" and p.payer != medicaid.payer)
+    primary = next(c for c in w.coverages if c.rank == 1 and c.status == "active")
+    i = w.coverages.index(primary)
+    w.coverages[i] = replace(primary, plan_id=medicaid.id)
+    w.coverages.append(replace(primary, id="COV-9998", plan_id=commercial.id, rank=2))
+    found = problems(w)
+    assert _named(found, primary.id, "Medicaid is primary beside another plan")
+    w.coverages[-1] = replace(w.coverages[-1], plan_id=medicaid.id)
+    assert _named(problems(w), primary.mrn, "two coverages in force from one payer")
+
+
+def test_catches_a_secondary_with_no_primary_and_a_referral_on_anothers_coverage() -> None:
+    w = fresh()
+    ref = w.referrals[0]
+    own = next(c for c in w.coverages if c.id == ref.coverage_id)
+    w.coverages[w.coverages.index(own)] = replace(own, rank=2, status="active")
+    others = next(c for c in w.coverages if c.mrn != ref.mrn)
+    w.referrals[1] = replace(w.referrals[1], coverage_id=others.id, mrn=ref.mrn)
+    found = problems(w)
+    assert _named(found, own.id, "secondary coverage of")
+    assert _named(found, w.referrals[1].id, "belongs to another patient")

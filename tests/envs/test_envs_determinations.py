@@ -147,3 +147,35 @@ def test_a_portal_refuses_an_appeal_for_a_plan_that_takes_them_by_fax(
     )
     assert suite.state(episode.id)["payer_a"]["appeals"] == []
     assert plan.appeals_fax != plan.fax  # the appeals department is not utilization management
+
+
+def test_eligibility_on_a_secondary_coverage_names_the_primary(
+    suite: EmbeddedSuite, episode: EpisodeInfo, page: Page
+) -> None:
+    world = suite.world
+    plans = {p.id: p for p in world.plans}
+    secondary = next(
+        c
+        for r in world.referrals
+        for c in world.coverages
+        if c.id == r.coverage_id and c.rank == 2 and plans[c.plan_id].portal == "payer_a"
+    )
+    primary = next(
+        c for c in world.coverages if c.mrn == secondary.mrn and c.rank == 1 and c.status == "active"
+    )
+    patient = next(p for p in world.patients if p.mrn == secondary.mrn)
+    _sign_in(page, world, episode)
+    page.goto(page.url.replace("/dashboard", "/eligibility"))
+    page.get_by_label("Member ID").fill(secondary.member_id)
+    page.get_by_label("Member date of birth").fill(mdy(patient.dob))
+    page.get_by_label("Date of service").fill(mdy(world.today.isoformat()))
+    page.get_by_role("button", name="Check eligibility").click()
+    expect(page.get_by_role("status")).to_contain_text("Coverage is active")
+    result = page.get_by_role("region", name="Result")
+    expect(result).to_contain_text("this plan is secondary for this member")
+    expect(result).to_contain_text(plans[primary.plan_id].name)
+    # The primary itself carries no such line.
+    page.get_by_label("Member ID").fill(primary.member_id)
+    page.get_by_role("button", name="Check eligibility").click()
+    if plans[primary.plan_id].portal == "payer_a":
+        expect(result).not_to_contain_text("Coordination of benefits")

@@ -22,9 +22,8 @@ from typing import Any
 from endstate.builtin.templates.common import FOLLOW_UP, Traj, WorldView
 from endstate.builtin.templates.dme.facts import _order_note, _queue_fax
 from endstate.builtin.templates.prior_auth.facts import (
-    _portal_request,
     _record_submission,
-    _wizard_request,
+    _request_through,
 )
 from endstate.corpus.model import Task
 from endstate.envs.world import Referral
@@ -68,26 +67,9 @@ def strategy_steps(w: WorldView, task: Task, strategy: str) -> list[dict[str, An
 
 
 def _submit_request(t: Traj, w: WorldView, ref: Referral) -> None:
-    """Request authorization through the plan's own channel, then note it and clear."""
-    plan = w.plan_of(ref.coverage_id)
+    """Request authorization through the registered plan's own channel, then note it and clear."""
     # Blind to status and signature: the newest letter in the chart, whatever it is.
     letters = [d for d in w.docs_by_related[ref.id] if d.kind == "lmn"]
     letter = max(letters, key=lambda d: (d.date, d.id)) if letters else None
-    if plan.portal == "payer_a" and letter is not None:
-        _portal_request(t, w, ref, letter)
-        receipt = "Confirmation ${conf}."
-    elif plan.portal == "payer_b" and letter is not None:
-        _wizard_request(t, w, ref, letter)
-        receipt = "Reference ${conf}."
-    else:
-        t.referral(ref.id, "documents")
-        t.open_fax()
-        docs = [w.doc_label(d) for d in w.docs_by_related[ref.id] if w.unambiguous(d)]
-        t.send_fax(
-            f"{plan.payer} Utilization Management",
-            plan.fax,
-            f"Prior authorization request for referral {ref.id}.",
-            docs,
-        )
-        receipt = "Faxed to utilization management."
-    _record_submission(t, w, ref, receipt)
+    docs = [w.doc_label(d) for d in w.docs_by_related[ref.id] if w.unambiguous(d)]
+    _record_submission(t, w, ref, _request_through(t, w, ref, letter, fax_docs=docs))

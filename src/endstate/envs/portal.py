@@ -103,6 +103,25 @@ def find_member(ctx: Ctx, portal: str, member_id: str, dob: date) -> sqlite3.Row
     )
 
 
+def coordination(ctx: Ctx, coverage: sqlite3.Row) -> str | None:
+    """For a secondary coverage, the other-coverage line an eligibility response carries: the
+    primary plan in force, which authorizes and pays first."""
+    if coverage["rank"] != 2:
+        return None
+    primary = ctx.db.row(
+        "SELECT pl.name, pl.payer FROM coverages c JOIN plans pl ON pl.id = c.plan_id "
+        "WHERE c.mrn = ? AND c.rank = 1 AND c.status = 'active'",
+        (coverage["mrn"],),
+    )
+    if primary is None:
+        return None
+    return (
+        f"Coordination of benefits: this plan is secondary for this member. Primary coverage "
+        f"on file: {primary['name']} ({primary['payer']}). Request prior authorization from "
+        "the primary payer first; this plan coordinates on its determination."
+    )
+
+
 def status_on(coverage: sqlite3.Row, when: date) -> tuple[str, str]:
     """Coverage status on a date of service: a slug and the sentence a portal shows."""
     day = when.isoformat()

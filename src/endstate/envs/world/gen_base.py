@@ -18,9 +18,10 @@ class GenBase:
         self._used: set[str] = set()
 
     # -- small helpers -------------------------------------------------------------------
-    def unique_digits(self, n: int, prefix: str = "") -> str:
+    def unique_digits(self, n: int, prefix: str = "", rng: random.Random | None = None) -> str:
+        draw = rng or self.rng
         while True:
-            value = prefix + "".join(self.rng.choice("0123456789") for _ in range(n))
+            value = prefix + "".join(draw.choice("0123456789") for _ in range(n))
             if value not in self._used:
                 self._used.add(value)
                 return value

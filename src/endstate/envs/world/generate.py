@@ -25,13 +25,14 @@ from endstate.envs.world.model import (
     npi_check_digit,
 )
 from endstate.envs.world.prior_requests import PriorRequestsGen
+from endstate.envs.world.registration import RegistrationSlipsGen
 from endstate.envs.world.texts import _clinical_note, _course, _imaging, _lmn, _policy_text
 
 _BVH_FORM = "BVH-APL-2: Bayview Provider Appeal Request"
 _SUM_FORM = "SUM-RR-1: Summit Request for Reconsideration"
 
 
-class _Gen(ClaimsGen, PriorRequestsGen):
+class _Gen(ClaimsGen, PriorRequestsGen, RegistrationSlipsGen):
     """Plans, patients, coverage, providers, payer rules and referrals."""
 
     def plans(self) -> None:
@@ -164,8 +165,10 @@ class _Gen(ClaimsGen, PriorRequestsGen):
             if status in ("terminated", "inactive") and rng.random() < 0.6:
                 # replacement coverage: the chart lists both, only one is good
                 add(p, rng.choice([pl for pl in pool if pl is not primary] or pool), 1, "active")
-            elif status == "active" and rng.random() < 0.15:
-                add(p, rng.choice(others), 2, "active")
+            elif status == "active" and primary.kind != "medicaid_mco" and rng.random() < 0.3:
+                # Other coverage (a spouse's plan, Medicaid beside Medicare), from another
+                # payer; Medicaid pays last, so it is never primary beside another plan.
+                add(p, rng.choice([pl for pl in others if pl.payer != primary.payer]), 2, "active")
             elif status == "active" and rng.random() < 0.1:
                 add(p, rng.choice([pl for pl in pool if pl is not primary] or pool), 1, "future")
 
@@ -351,6 +354,7 @@ def generate_world(seed: int = DEFAULT_SEED, clock: str = DEFAULT_CLOCK) -> Worl
     g.providers()
     g.payer_rules()
     g.referrals()
+    g.registration_slips()
     g.denials()
     g.dme()
     g.prior_requests()

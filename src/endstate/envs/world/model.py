@@ -13,7 +13,7 @@ from datetime import date, datetime
 from functools import cached_property
 from typing import Any
 
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "4"
 DEFAULT_CLOCK = "2026-03-02T09:00:00"
 DEFAULT_SEED = 20260302
 
@@ -195,6 +195,10 @@ class PayerRule:
     policy_id: str
     policy_text: str
     sites: list[str] = field(default_factory=list)  # if any: required only at these sites
+
+    def requires_auth_at(self, site: str) -> bool:
+        """Whether this rule wants authorization for the service scheduled at `site`."""
+        return self.requires_auth and (not self.sites or site in self.sites)
 
 
 @dataclass(frozen=True)

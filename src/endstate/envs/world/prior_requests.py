@@ -29,7 +29,12 @@ class PriorRequestsGen(GenBase):
         for ref in on_a:
             if ref.existing_auth:
                 self._approved(ref)
-        pendable = [r for r in on_a if coverages[r.coverage_id].status == "active"]
+        # A referral registered with a secondary coverage has no request behind it yet.
+        pendable = [
+            r
+            for r in on_a
+            if coverages[r.coverage_id].status == "active" and coverages[r.coverage_id].rank == 1
+        ]
         for ref in [r for r in pendable if self._can_pend(r)][:PENDED_PER_WORLD]:
             self._pended(ref)
 
@@ -37,12 +42,7 @@ class PriorRequestsGen(GenBase):
         """An active payer A referral that needs authorization, has none, and has a note."""
         plan_id = next(c.plan_id for c in self.world.coverages if c.id == ref.coverage_id)
         rules = {r.cpt: r for r in self.world.payer_rules if r.plan_id == plan_id}
-        needs = any(
-            s.cpt in rules
-            and rules[s.cpt].requires_auth
-            and (not rules[s.cpt].sites or s.site in rules[s.cpt].sites)
-            for s in ref.services
-        )
+        needs = any(s.cpt in rules and rules[s.cpt].requires_auth_at(s.site) for s in ref.services)
         by_site = any(s.cpt in rules and rules[s.cpt].sites for s in ref.services)
         docs = self._docs(ref)
         has_note = any(d.kind == "clinical_note" for d in docs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.prior_auth.auth_already_on_file import AuthAlreadyOnFile
 from endstate.builtin.templates.prior_auth.auth_on_file import AuthOnFile
+from endstate.builtin.templates.prior_auth.coordination_of_benefits import CoordinationOfBenefits
 from endstate.builtin.templates.prior_auth.coverage_not_active import CoverageNotActive
 from endstate.builtin.templates.prior_auth.facts import FAMILY
 from endstate.builtin.templates.prior_auth.fax_request import FaxRequest
@@ -25,6 +26,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     WizardRequest(),
     SiteOfService(),
     InformationRequest(),
+    CoordinationOfBenefits(),
 )
 
 __all__ = ["FAMILY", "TEMPLATES"]

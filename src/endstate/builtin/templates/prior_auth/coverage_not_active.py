@@ -21,7 +21,6 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
-    _active,
     _given,
     _intro,
     _no_request,
@@ -40,7 +39,9 @@ class CoverageNotActive(TaskTemplate):
 
     def candidates(self, w: WorldView) -> list[str]:
         return [
-            r.id for r in w.world.referrals if not _active(w, r) and w.current_lmn(r.id) is not None
+            r.id
+            for r in w.world.referrals
+            if w.coverages[r.coverage_id].status != "active" and w.current_lmn(r.id) is not None
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:

@@ -17,7 +17,7 @@ from endstate.builtin.templates.common import (
 from endstate.envs.systems.ehr.app import download_name
 from endstate.envs.systems.payer_a import controls as payer_a
 from endstate.envs.systems.payer_b import controls as payer_b
-from endstate.envs.world import Document, Referral, mdy
+from endstate.envs.world import Coverage, Document, Referral, mdy
 
 FAMILY = "prior_auth"
 
@@ -30,7 +30,24 @@ def _services(ref: Referral) -> str:
 
 
 def _active(w: WorldView, ref: Referral) -> bool:
-    return w.coverages[ref.coverage_id].status == "active"
+    """The referral's coverage is in force and is the one to request from: registered with a
+    secondary, it is the coordination-of-benefits task's, not a plain request's."""
+    cov = w.coverages[ref.coverage_id]
+    return cov.status == "active" and cov.rank == 1
+
+
+def _primary_for(w: WorldView, ref: Referral) -> Coverage | None:
+    """For a referral registered with a secondary coverage: the primary in force beside it."""
+    if w.coverages[ref.coverage_id].rank != 2:
+        return None
+    return next(
+        (
+            c
+            for c in w.coverages.values()
+            if c.mrn == ref.mrn and c.rank == 1 and c.status == "active"
+        ),
+        None,
+    )
 
 
 def _portal(w: WorldView, ref: Referral) -> str | None:
@@ -43,7 +60,7 @@ def _needs_auth(w: WorldView, ref: Referral) -> list[bool]:
     out = []
     for s in ref.services:
         rule = w.rules[(plan.id, s.cpt)]
-        out.append(rule.requires_auth and (not rule.sites or s.site in rule.sites))
+        out.append(rule.requires_auth_at(s.site))
     return out
 
 
@@ -106,10 +123,13 @@ def _necessity(ref: Referral) -> str:
     )
 
 
-def _portal_request(t: Traj, w: WorldView, ref: Referral, letter: Document) -> int:
-    """Download the letter from the chart, sign in to Payer A, fill and submit the form."""
-    plan = w.plan_of(ref.coverage_id)
-    cov = w.coverages[ref.coverage_id]
+def _portal_request(
+    t: Traj, w: WorldView, ref: Referral, letter: Document, cov: Coverage | None = None
+) -> int:
+    """Download the letter from the chart, sign in to Payer A, fill and submit the form
+    (for the referral's coverage, or `cov`)."""
+    cov = cov or w.coverages[ref.coverage_id]
+    plan = w.plan_of(cov.id)
     p = w.patients[ref.mrn]
     t.download(ref.id, w.doc_link(letter))
     t.referral(ref.id, "coverages")
@@ -138,6 +158,36 @@ def _portal_request(t: Traj, w: WorldView, ref: Referral, letter: Document) -> i
     return i
 
 
+def _request_through(
+    t: Traj,
+    w: WorldView,
+    ref: Referral,
+    letter: Document | None,
+    cov: Coverage | None = None,
+    fax_docs: list[str] | None = None,
+) -> str:
+    """A request by the plan's own channel (Payer A's form, Payer B's wizard, else its UM fax)
+    for the referral's coverage or `cov`; the receipt a note would quote."""
+    cov = cov or w.coverages[ref.coverage_id]
+    plan = w.plan_of(cov.id)
+    if plan.portal == "payer_a" and letter is not None:
+        _portal_request(t, w, ref, letter, cov)
+        return "Confirmation number ${conf}."
+    if plan.portal == "payer_b" and letter is not None:
+        _wizard_request(t, w, ref, letter, cov)
+        return "Reference number ${conf}."
+    t.referral(ref.id, "documents")
+    t.open_fax()
+    docs = fax_docs if fax_docs is not None else [w.doc_label(letter)] if letter else []
+    t.send_fax(
+        plan.delegated_to or f"{plan.payer} Utilization Management",
+        plan.fax,
+        f"Prior authorization request for referral {ref.id}, member {cov.member_id}.",
+        docs,
+    )
+    return "Faxed to utilization management."
+
+
 def _download_name(doc_id: str, title: str) -> str:
     return download_name(doc_id, title)
 
@@ -151,10 +201,13 @@ def _submit_anyway(w: WorldView, ref: Referral, lmn: Document, at: int, why: str
     )
 
 
-def _record_submission(t: Traj, w: WorldView, ref: Referral, receipt: str) -> str:
+def _record_submission(
+    t: Traj, w: WorldView, ref: Referral, receipt: str, cov: Coverage | None = None
+) -> str:
     """Note the submission on the referral and clear it; the note body, for mutations."""
+    plan = w.plan_of((cov or w.coverages[ref.coverage_id]).id)
     body = (
-        f"Prior authorization request submitted to {w.plan_of(ref.coverage_id).payer} "
+        f"Prior authorization request submitted to {plan.payer} "
         f"for {_services(ref)}, date of service {mdy(ref.appointment)}. {receipt}"
     )
     t.referral_note(ref.id, "Prior authorization submitted", DETERMINATION, body)
@@ -222,10 +275,13 @@ def _submission_checks(
 LATERALITY_LABELS = {"RT": "Right (RT)", "LT": "Left (LT)", "50": "Bilateral (50)"}
 
 
-def _wizard_request(t: Traj, w: WorldView, ref: Referral, letter: Document) -> int:
-    """Download the letter, sign in to Payer B, walk the wizard's steps, submit."""
-    plan = w.plan_of(ref.coverage_id)
-    cov = w.coverages[ref.coverage_id]
+def _wizard_request(
+    t: Traj, w: WorldView, ref: Referral, letter: Document, cov: Coverage | None = None
+) -> int:
+    """Download the letter, sign in to Payer B, walk the wizard's steps, submit (for the
+    referral's coverage, or `cov`)."""
+    cov = cov or w.coverages[ref.coverage_id]
+    plan = w.plan_of(cov.id)
     p = w.patients[ref.mrn]
     t.download(ref.id, w.doc_link(letter))
     t.referral(ref.id, "coverages")

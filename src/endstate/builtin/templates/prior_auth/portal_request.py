@@ -99,39 +99,7 @@ class PortalRequest(TaskTemplate):
         self, w: WorldView, ref: Referral, lmn: Document, decoy: Document | None
     ) -> list[dict[str, object]]:
         """The request as Payer A's form takes it; never the decoy letter, where there is one."""
-        sub = f"payer_a.pa_submissions[?member_id=={q(w.coverages[ref.coverage_id].member_id)}]"
-        checks = _submission_checks(
-            sub,
-            ref,
-            lmn,
-            providers=[
-                jcheck(
-                    f"{sub} | [0].provider_npi",
-                    ref.provider_npi,
-                    1,
-                    "Rendering provider's NPI",
-                    "Data Accuracy",
-                ),
-            ],
-            service=[
-                jcheck(
-                    f"{sub} | [0].procedures",
-                    [{"code": s.cpt, "units": s.quantity} for s in ref.services],
-                    1,
-                    "CPT codes and units as on the referral",
-                    "Data Accuracy",
-                ),
-                jcheck(
-                    f"{sub} | [0].service_date",
-                    ref.appointment,
-                    1,
-                    "Date of service is the appointment date",
-                    "Data Accuracy",
-                ),
-            ],
-            number="confirmation number",
-            ask="a confirmation number",
-        )
+        checks = form_checks(ref, lmn, w.coverages[ref.coverage_id].member_id)
         if decoy is not None:
             checks.insert(  # right after the check that the current letter is attached
                 7,
@@ -163,3 +131,40 @@ class PortalRequest(TaskTemplate):
                 )
             )
         return mutations
+
+
+def form_checks(ref: Referral, lmn: Document, member_id: str) -> list[dict[str, object]]:
+    """One request for `member_id` as Payer A's form takes it, its number noted, cleared."""
+    sub = f"payer_a.pa_submissions[?member_id=={q(member_id)}]"
+    return _submission_checks(
+        sub,
+        ref,
+        lmn,
+        providers=[
+            jcheck(
+                f"{sub} | [0].provider_npi",
+                ref.provider_npi,
+                1,
+                "Rendering provider's NPI",
+                "Data Accuracy",
+            ),
+        ],
+        service=[
+            jcheck(
+                f"{sub} | [0].procedures",
+                [{"code": s.cpt, "units": s.quantity} for s in ref.services],
+                1,
+                "CPT codes and units as on the referral",
+                "Data Accuracy",
+            ),
+            jcheck(
+                f"{sub} | [0].service_date",
+                ref.appointment,
+                1,
+                "Date of service is the appointment date",
+                "Data Accuracy",
+            ),
+        ],
+        number="confirmation number",
+        ask="a confirmation number",
+    )

@@ -88,50 +88,7 @@ class WizardRequest(TaskTemplate):
         )
 
     def _checks(self, w: WorldView, ref: Referral, lmn: Document) -> list[dict[str, object]]:
-        """The request as Payer B's wizard takes it: both providers, laterality per line."""
-        sub = f"payer_b.pa_submissions[?member_id=={q(w.coverages[ref.coverage_id].member_id)}]"
-        return _submission_checks(
-            sub,
-            ref,
-            lmn,
-            providers=[
-                jcheck(
-                    f"{sub} | [0].provider_npi",
-                    ref.referring_npi,
-                    1,
-                    "Requesting (referring) provider's NPI",
-                    "Data Accuracy",
-                ),
-                jcheck(
-                    f"{sub} | [0].servicing_npi",
-                    ref.provider_npi,
-                    1,
-                    "Servicing (rendering) provider's NPI",
-                    "Data Accuracy",
-                ),
-            ],
-            service=[
-                jcheck(
-                    f"{sub} | [0].procedures",
-                    [
-                        {"code": s.cpt, "units": s.quantity, "laterality": s.laterality}
-                        for s in ref.services
-                    ],
-                    1,
-                    "CPT codes, units and laterality as on the referral",
-                    "Data Accuracy",
-                ),
-                jcheck(
-                    f"{sub} | [0].service_date",
-                    ref.appointment,
-                    1,
-                    "Service starts on the appointment date",
-                    "Data Accuracy",
-                ),
-            ],
-            number="reference number",
-            ask="the payer's reference number",
-        )
+        return wizard_checks(ref, lmn, w.coverages[ref.coverage_id].member_id)
 
     def _mutations(self, ref: Referral, t: Traj, body: str, look: Referral) -> list[Mutation]:
         """A made-up reference number; the note and clearing on a look-alike's referral."""
@@ -145,3 +102,51 @@ class WizardRequest(TaskTemplate):
                 retarget(t.steps, ref.id, look.id, start=t.marks["note-subject"] - 1),
             ),
         ]
+
+
+def wizard_checks(ref: Referral, lmn: Document, member_id: str) -> list[dict[str, object]]:
+    """One request for `member_id` as Payer B's wizard takes it: both providers, laterality
+    per line; its reference number noted; the referral cleared."""
+    sub = f"payer_b.pa_submissions[?member_id=={q(member_id)}]"
+    return _submission_checks(
+        sub,
+        ref,
+        lmn,
+        providers=[
+            jcheck(
+                f"{sub} | [0].provider_npi",
+                ref.referring_npi,
+                1,
+                "Requesting (referring) provider's NPI",
+                "Data Accuracy",
+            ),
+            jcheck(
+                f"{sub} | [0].servicing_npi",
+                ref.provider_npi,
+                1,
+                "Servicing (rendering) provider's NPI",
+                "Data Accuracy",
+            ),
+        ],
+        service=[
+            jcheck(
+                f"{sub} | [0].procedures",
+                [
+                    {"code": s.cpt, "units": s.quantity, "laterality": s.laterality}
+                    for s in ref.services
+                ],
+                1,
+                "CPT codes, units and laterality as on the referral",
+                "Data Accuracy",
+            ),
+            jcheck(
+                f"{sub} | [0].service_date",
+                ref.appointment,
+                1,
+                "Service starts on the appointment date",
+                "Data Accuracy",
+            ),
+        ],
+        number="reference number",
+        ask="the payer's reference number",
+    )

@@ -58,7 +58,12 @@ async def eligibility(ctx: Ctx) -> Response:
             if member is not None
             else ("not_found", "No member matches this member ID and date of birth.")
         )
-        result = {"member": member, "status": status, "message": message}
+        result = {
+            "member": member,
+            "status": status,
+            "message": message,
+            "coordination": portal.coordination(ctx, member) if member is not None else None,
+        }
         ctx.event(
             "eligibility.check",
             {

@@ -146,6 +146,7 @@ def _check_member(ctx: Ctx, draft: dict[str, Any], form: dict[str, str]) -> dict
             "status": member["status"],
             "effective": member["effective"],
             "termination": member["termination"],
+            "coordination": portal.coordination(ctx, member),
         }
     return errors
 
