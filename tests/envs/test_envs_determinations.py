@@ -7,6 +7,7 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from endstate.envs import EmbeddedSuite, EpisodeInfo
+from endstate.envs.chart_files import chart_file
 from endstate.envs.world import World, mdy
 
 
@@ -19,10 +20,11 @@ def _sign_in(page: Page, world: World, episode: EpisodeInfo) -> None:
 
 
 def _chart_file(tmp_path: Path, world: World, doc_id: str) -> Path:
-    """The document as the EHR's download gives it (its text, UTF-8)."""
-    doc = next(d for d in world.documents if d.id == doc_id)
-    path = tmp_path / f"{doc.id}.txt"
-    path.write_bytes(doc.text.encode("utf-8"))
+    """The document as the EHR's download gives it (a scan as its PDF)."""
+    d = next(d for d in world.documents if d.id == doc_id)
+    file = chart_file(d.id, d.title, d.text, d.format, d.author, d.date)
+    path = tmp_path / file.filename
+    path.write_bytes(file.data)
     return path
 
 
@@ -161,7 +163,9 @@ def test_eligibility_on_a_secondary_coverage_names_the_primary(
         if c.id == r.coverage_id and c.rank == 2 and plans[c.plan_id].portal == "payer_a"
     )
     primary = next(
-        c for c in world.coverages if c.mrn == secondary.mrn and c.rank == 1 and c.status == "active"
+        c
+        for c in world.coverages
+        if c.mrn == secondary.mrn and c.rank == 1 and c.status == "active"
     )
     patient = next(p for p in world.patients if p.mrn == secondary.mrn)
     _sign_in(page, world, episode)

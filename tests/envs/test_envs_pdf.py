@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
+from pathlib import Path
 
 import pypdf
+from playwright.sync_api import Page, expect
 
+from endstate.envs import EmbeddedSuite, EpisodeInfo
+from endstate.envs.chart_files import chart_file
 from endstate.envs.pdf import LINES_PER_PAGE, pdf_bytes
 
 TEXT = (
@@ -37,3 +42,32 @@ def test_an_empty_document_is_one_blank_page() -> None:
     reader = pypdf.PdfReader(io.BytesIO(pdf_bytes("", "banner")))
     assert len(reader.pages) == 1
     assert "page 1 of 1" in reader.pages[0].extract_text()
+
+
+def test_the_ehr_serves_a_scanned_report_as_the_pdf_uploads_are_matched_by(
+    suite: EmbeddedSuite, episode: EpisodeInfo, page: Page
+) -> None:
+    world = suite.world
+    scan = next(d for d in world.documents if d.format == "pdf")
+    letter = next(d for d in world.documents if d.format == "text")
+    page.goto(episode.start_urls["ehr"])
+    origin = page.url.split("/worklist")[0]
+    page.goto(f"{origin}/documents/{scan.id}")
+    expect(page.get_by_text("Scanned document, received from outside as a PDF")).to_be_visible()
+    expect(page.get_by_label("Document text")).to_contain_text(scan.text.splitlines()[0])
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download PDF").click()
+    got = Path(download.value.path()).read_bytes()
+    assert download.value.suggested_filename.startswith(scan.id)
+    assert download.value.suggested_filename.endswith(".pdf")
+    served = chart_file(scan.id, scan.title, scan.text, scan.format, scan.author, scan.date)
+    assert got == served.data
+    pages = pypdf.PdfReader(io.BytesIO(got)).pages
+    assert f"Scanned document from {scan.author}" in pages[0].extract_text()
+    assert suite.runtime.document_hashes[hashlib.sha256(got).hexdigest()] == scan.id
+    # A typed document stays text: no notice, a .txt download.
+    page.goto(f"{origin}/documents/{letter.id}")
+    expect(page.get_by_text("Scanned document")).to_have_count(0)
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download", exact=True).click()
+    assert download.value.suggested_filename.endswith(".txt")

@@ -8,9 +8,9 @@ or removed (`envs/tables.py` reads the keys of all of them).
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3  # 2: appeals, auth_records; Payer B columns on pa_submissions
+SCHEMA_VERSION = 4  # 2: appeals, auth_records; Payer B columns on pa_submissions
 # 3: prior_requests and pa_responses; determinations on pa_submissions; plans' appeal
-# channel, appeals fax and appeal form
+# channel, appeals fax and appeal form; 4: documents.format (scans served as PDF)
 
 DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -54,7 +54,8 @@ CREATE TABLE dme_orders (
   required_documents TEXT, ordered TEXT, status TEXT);
 CREATE TABLE documents (
   id TEXT PRIMARY KEY, mrn TEXT, kind TEXT, title TEXT, date TEXT, author TEXT, status TEXT,
-  signed INTEGER, version INTEGER, text TEXT, related_id TEXT);
+  signed INTEGER, version INTEGER, text TEXT, related_id TEXT,
+  format TEXT NOT NULL DEFAULT 'text');
 CREATE TABLE payer_rules (
   plan_id TEXT, cpt TEXT, description TEXT, requires_auth INTEGER, policy_id TEXT, policy_text TEXT,
   sites TEXT, PRIMARY KEY (plan_id, cpt));

@@ -71,7 +71,7 @@ def _dme_orders(w: World) -> Rows:
 def _documents(w: World) -> Rows:
     return [
         (d.id, d.mrn, d.kind, d.title, d.date, d.author, d.status, int(d.signed), d.version,
-         d.text, d.related_id)
+         d.text, d.related_id, d.format)
         for d in w.documents
     ]  # fmt: skip
 

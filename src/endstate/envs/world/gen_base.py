@@ -7,6 +7,10 @@ from datetime import date, datetime, timedelta
 
 from endstate.envs.world.model import GENERATOR_VERSION, Document, Patient, World
 
+# Reports that reach the chart from outside (imaging centers, sleep labs, reference labs) are
+# scans: the chart serves them as PDF files.
+SCANNED_KINDS = frozenset({"imaging", "sleep_study", "lab"})
+
 
 class GenBase:
     """One pass of generation; holds the rng and the pieces built so far."""
@@ -73,5 +77,6 @@ class GenBase:
                 version,
                 text,
                 related,
+                "pdf" if kind in SCANNED_KINDS else "text",
             )
         )

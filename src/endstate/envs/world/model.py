@@ -13,7 +13,7 @@ from datetime import date, datetime
 from functools import cached_property
 from typing import Any
 
-GENERATOR_VERSION = "4"
+GENERATOR_VERSION = "5"
 DEFAULT_CLOCK = "2026-03-02T09:00:00"
 DEFAULT_SEED = 20260302
 
@@ -184,6 +184,7 @@ class Document:
     version: int
     text: str
     related_id: str | None = None
+    format: str = "text"  # text | pdf (a scan from outside: served as a PDF file)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from endstate.builtin.templates.common import (
     q,
     rubric,
 )
-from endstate.envs.systems.ehr.app import download_name
+from endstate.envs.chart_files import download_name
 from endstate.envs.systems.payer_a import controls as payer_a
 from endstate.envs.systems.payer_b import controls as payer_b
 from endstate.envs.world import Coverage, Document, Referral, mdy
@@ -149,7 +149,7 @@ def _portal_request(
         {
             "type": "upload",
             "target": {"label": payer_a.ATTACHMENTS},
-            "path": _download_name(letter.id, letter.title),
+            "path": _download_name(letter),
         },
         mark="upload",
     )
@@ -188,8 +188,9 @@ def _request_through(
     return "Faxed to utilization management."
 
 
-def _download_name(doc_id: str, title: str) -> str:
-    return download_name(doc_id, title)
+def _download_name(doc: Document) -> str:
+    """The file name a download of the document gives (a scan's ends in .pdf)."""
+    return download_name(doc.id, doc.title, doc.format)
 
 
 def _submit_anyway(w: WorldView, ref: Referral, lmn: Document, at: int, why: str) -> Mutation:
@@ -311,7 +312,7 @@ def _wizard_request(
         {
             "type": "upload",
             "target": {"label": payer_b.DOCUMENTATION},
-            "path": _download_name(letter.id, letter.title),
+            "path": _download_name(letter),
         },
         mark="upload",
     )

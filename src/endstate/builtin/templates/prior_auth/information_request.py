@@ -107,7 +107,7 @@ class InformationRequest(TaskTemplate):
             {
                 "type": "upload",
                 "target": {"label": DOCUMENTS},
-                "path": _download_name(doc.id, doc.title),
+                "path": _download_name(doc),
             },
             mark="upload",
         )
@@ -203,7 +203,7 @@ class InformationRequest(TaskTemplate):
                 "decoy",
                 "decoy",
                 "send the newer unsigned draft instead of the signed document",
-                replace_attachment(t, w.doc_link(draft), _download_name(draft.id, draft.title)),
+                replace_attachment(t, w.doc_link(draft), _download_name(draft)),
             ),
             _submit_anyway(w, ref, lmn, 2, "submit a new request instead of answering"),
             Mutation(

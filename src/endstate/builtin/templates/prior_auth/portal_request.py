@@ -127,7 +127,7 @@ class PortalRequest(TaskTemplate):
                     "decoy",
                     "decoy",
                     f"attach the {decoy.status} letter instead of the current one",
-                    replace_attachment(t, w.doc_link(decoy), _download_name(decoy.id, decoy.title)),
+                    replace_attachment(t, w.doc_link(decoy), _download_name(decoy)),
                 )
             )
         return mutations

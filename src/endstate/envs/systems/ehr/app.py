@@ -9,6 +9,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from endstate.envs import catalog, forms
+from endstate.envs.chart_files import chart_file
 from endstate.envs.systems.ehr import credentials, denials, dme, notes, search
 from endstate.envs.systems.ehr.links import portal_url
 from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
@@ -332,23 +333,12 @@ async def download(ctx: Ctx) -> Response:
         ctx.event("page.not_found", {"document_id": did}, accepted=False)
         return Response("Document not found", status_code=404, media_type="text/plain")
     ctx.event("document.download", {"document_id": did})
+    file = chart_file(did, doc["title"], doc["text"], doc["format"], doc["author"], doc["date"])
     return Response(
-        document_bytes(doc["text"]),
-        media_type="text/plain; charset=utf-8",
-        headers={
-            "Content-Disposition": f'attachment; filename="{download_name(did, doc["title"])}"'
-        },
+        file.data,
+        media_type=file.media_type,
+        headers={"Content-Disposition": f'attachment; filename="{file.filename}"'},
     )
-
-
-def document_bytes(text: str) -> bytes:
-    """The exact bytes a download serves: uploads are matched back to documents by hash."""
-    return text.encode("utf-8")
-
-
-def download_name(doc_id: str, title: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
-    return f"{doc_id}-{slug}.txt"
 
 
 ROUTES = [
