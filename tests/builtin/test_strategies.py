@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from endstate.corpus.model import Task
 from endstate.errors import EndstateError
 
 SEED = 91731  # a world the built-in corpus does not use, with a task for every hard template
+PLAIN_SEED = 12345  # its first plain request has no letter newer than the signed one
 runner = CliRunner()
 
 
@@ -24,14 +26,17 @@ def test_always_submit_and_always_escalate_fail_most_hard_tasks(tmp_path: Path) 
     """One task of every hard template, on a fresh seed: each strategy passes at most a
     third of them; and always-submit, on a plain portal request, does pass — the strategy
     really does the work, it just never reads whether it should."""
-    hard = sorted(t.id for t in task_templates().values() if t.tier == "hard")
-    root = tmp_path / "hard"
-    chosen = [*hard, "pa.medium.portal-request"]
-    generate_corpus(SEED, 2 * len(chosen), root, only=chosen)
+    templates = [t for t in task_templates().values() if t.tier == "hard"]
+    hard = sorted(t.id for t in templates)
+    # Tasks are spread evenly over the family cells: enough for the fullest cell's templates.
+    fullest = max(Counter(t.family for t in templates).values())
+    generate_corpus(SEED, fullest * 3, tmp_path / "hard", only=hard)
+    # The plain request from a world of its own (its task ids cannot meet the hard ones').
+    generate_corpus(PLAIN_SEED, 1, tmp_path / "plain", only=["pa.medium.portal-request"])
     first: dict[str, Task] = {}
-    for task in load_corpus(root).tasks:
+    for task in [*load_corpus(tmp_path / "hard").tasks, *load_corpus(tmp_path / "plain").tasks]:
         first.setdefault(str(task.grading.extra["template_id"]), task)
-    assert sorted(first) == sorted(chosen)
+    assert sorted(first) == sorted([*hard, "pa.medium.portal-request"])
     results = asyncio.run(run_strategies(list(first.values())))
     for strategy in ("always-submit", "always-escalate"):
         mine = [r for r in results if r.strategy == strategy and r.tier == "hard"]
