@@ -12,6 +12,7 @@ from datetime import date, timedelta
 
 from endstate.envs import clinical
 from endstate.envs.world.gen_base import GenBase
+from endstate.envs.world.letters import LetterFacts, letter
 from endstate.envs.world.model import Denial, DenialLine, Patient, Provider, ReferralDx, mdy
 
 _SIDE = {"RT": "right", "LT": "left", "50": "bilateral"}
@@ -43,18 +44,17 @@ def letter_text(
     weeks: int,
 ) -> str:
     """The letter asks for exactly the claim's denied lines, for the claim's diagnoses."""
-    asks = "; ".join(_line_text(x, descriptions) for x in d.lines if x.carc != "45")
-    dx = "; ".join(f"{x.code} {x.description}" for x in d.diagnoses)
-    return (
-        "LETTER OF MEDICAL NECESSITY\n"
-        f"To: {to}\n"
-        f"Re: {p.first} {p.last}, DOB {mdy(p.dob)}, MRN {p.mrn}\n"
-        f"Date: {mdy(written)}    Planned date of service: {mdy(d.service_date)}\n\n"
-        f"I am requesting coverage of the following for my patient: {asks}. Diagnoses: {dx}. "
-        "The findings documented in my consultation note support the service. "
-        f"{_tried(d, weeks)}\n\n"
-        f"Electronically signed by {doctor} on {mdy(written)}."
+    facts = LetterFacts(
+        to=to,
+        patient=f"{p.first} {p.last}, DOB {mdy(p.dob)}, {p.mrn}",
+        dated=f"Date: {mdy(written)}    Planned date of service: {mdy(d.service_date)}\n",
+        asks=[_line_text(x, descriptions) for x in d.lines if x.carc != "45"],
+        diagnoses=[f"{x.code} {x.description}" for x in d.diagnoses],
+        rationale="The findings documented in my consultation note support the service. "
+        + _tried(d, weeks),
+        signature=f"Electronically signed by {doctor} on {mdy(written)}.",
     )
+    return letter(doctor, facts)
 
 
 def consult_text(p: Patient, d: Denial, doctor: str, seen: str, specialty: str) -> str:

@@ -13,7 +13,7 @@ from datetime import date, datetime
 from functools import cached_property
 from typing import Any
 
-GENERATOR_VERSION = "5"
+GENERATOR_VERSION = "6"
 DEFAULT_CLOCK = "2026-03-02T09:00:00"
 DEFAULT_SEED = 20260302
 

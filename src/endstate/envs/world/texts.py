@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from endstate.envs import catalog, clinical
 from endstate.envs.catalog import Department, Dx, Proc
+from endstate.envs.world.letters import LetterFacts, letter
 from endstate.envs.world.model import DmeOrder, Patient, Plan, Referral, Service, mdy
 
 
@@ -128,10 +129,7 @@ def _lmn(
             )
             for s in services
         ]
-    asks = "; ".join(
-        f"{s.description}{_side(s)} (CPT {s.cpt}, {s.quantity} unit(s))" for s in services
-    )
-    dx = "; ".join(f"{d.code} {d.description}" for d in ref.diagnoses)
+    asks = [f"{s.description}{_side(s)} (CPT {s.cpt}, {s.quantity} unit(s))" for s in services]
     if course.therapy:
         tried = (
             f"Conservative management with {course.therapy} for {course.weeks} weeks, as "
@@ -139,15 +137,17 @@ def _lmn(
         )
     else:
         tried = "No conservative care substitutes for prompt treatment of this condition"
-    return (
-        "LETTER OF MEDICAL NECESSITY\n"
-        f"To: {to}\n"
-        f"Re: {p.first} {p.last}, DOB {mdy(p.dob)}, MRN {p.mrn}\n\n"
-        f"I am writing to request coverage of the following for my patient: {asks}. "
-        f"Diagnoses: {dx}. {tried}, and the requested service is the standard of care for "
-        "this presentation. Delay is expected to worsen function.\n\n"
-        f"Electronically signed by {doctor}."
+    facts = LetterFacts(
+        to=to,
+        patient=f"{p.first} {p.last}, DOB {mdy(p.dob)}, {p.mrn}",
+        dated="",
+        asks=asks,
+        diagnoses=[f"{d.code} {d.description}" for d in ref.diagnoses],
+        rationale=f"{tried}, and the requested service is the standard of care for this "
+        "presentation. Delay is expected to worsen function.",
+        signature=f"Electronically signed by {doctor}.",
     )
+    return letter(doctor, facts)
 
 
 def _imaging(p: Patient, ref: Referral, when: str, rng: random.Random) -> str | None:
