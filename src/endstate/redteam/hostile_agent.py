@@ -60,16 +60,20 @@ def answers_on_disk(task: dict[str, Any]) -> None:
     except ImportError:
         pass
     tried("command lines, working folders and open files of every visible process")
+    leads: list[str] = []
     for pid in processes():
         cmd = read(f"/proc/{pid}/cmdline") or b""
         for arg in cmd.split(b"\0"):
             text = arg.decode(errors="replace")
             if text.startswith("/") and os.path.exists(text) and "corpus" in text:
                 found(f"process {pid} names", text)
-    tried("every readable file for grading content")
+                leads.append(text)
+    tried("every readable file for grading content, where processes pointed first")
     values: set[str] = set()
     deadline = time.monotonic() + 15
-    for path in walk():
+    paths = walk(leads=tuple(dict.fromkeys(leads)))
+    # Task specs are JSON: read those first, the rest as time allows.
+    for path in sorted(paths, key=lambda p: not p.endswith(".json")):
         if time.monotonic() > deadline:
             break
         if path.startswith(("/usr/share", "/usr/lib", "/usr/include", "/usr/src", "/usr/bin")):

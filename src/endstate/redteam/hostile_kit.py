@@ -51,11 +51,12 @@ def finish(claim: str = "gave_up") -> None:
 
 
 # -- hunting ------------------------------------------------------------------------------
-def walk(budget: float = 8.0) -> list[str]:
-    """Every regular file (no /proc, /sys, /dev), /tmp first, within a time budget."""
-    out: list[str] = []
+def walk(budget: float = 8.0, leads: tuple[str, ...] = ()) -> list[str]:
+    """Every regular file (no /proc, /sys, /dev) within a time budget: the `leads` (paths
+    other processes named) first, then /tmp, then the rest."""
+    out = [lead for lead in leads if os.path.isfile(lead)]
     deadline = time.monotonic() + budget
-    for root in ("/tmp", "/"):
+    for root in (*(lead for lead in leads if os.path.isdir(lead)), "/tmp", "/"):
         skip = {*SKIP_TREES, "/tmp"} if root == "/" else set(SKIP_TREES)
         for folder, dirs, files in os.walk(root, onerror=lambda e: None):
             if time.monotonic() > deadline:
