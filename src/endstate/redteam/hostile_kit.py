@@ -10,6 +10,7 @@ import json
 import os
 import re
 import socket
+import stat
 import time
 import urllib.parse
 import urllib.request
@@ -71,11 +72,18 @@ def walk(budget: float = 8.0, leads: tuple[str, ...] = ()) -> list[str]:
 
 
 def read(path: str, limit: int = READ_LIMIT) -> bytes | None:
+    """A regular file's first bytes; never a FIFO or device, whose open or read can block."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read(limit)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            return fh.read(limit)
+        except OSError:
+            return None
 
 
 def canaries(data: bytes) -> list[str]:
