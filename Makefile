@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_envs_load.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_sandbox.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_browser.py --write docs/benchmarks.md
+	$(BIN)/python benchmarks/bench_ray.py --write docs/benchmarks.md
 	@# Needs a build of the benchmark's portals and its corpus: skipped, saying so, without them.
 	-$(BIN)/python benchmarks/bench_hab.py --write docs/benchmarks.md
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +29,18 @@ def _shared(rel: str) -> Path:
         if os.environ.get(REQUIRE_SHARED):
             raise FileNotFoundError(f"test data {path} is missing (${REQUIRE_SHARED} is set)")
         pytest.skip(f"no {path}: see README, 'Tests on the public benchmark'")
+    return path
+
+
+@pytest.fixture(scope="session")
+def ray_cli() -> Path:
+    """Ray's command line beside this Python: skipped with a reason without Ray, except where
+    ENDSTATE_REQUIRE_SHARED is set (CI), where a missing Ray is a failure."""
+    path = Path(sys.executable).with_name("ray")
+    if importlib.util.find_spec("ray") is None or not path.exists():
+        if os.environ.get(REQUIRE_SHARED):
+            raise FileNotFoundError(f"Ray is not installed (${REQUIRE_SHARED} is set)")
+        pytest.skip("Ray is not installed: pip install 'endstate[ray]'")
     return path
 
 

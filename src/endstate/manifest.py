@@ -130,6 +130,43 @@ class ContaminationPin(BaseModel):
     overlapping: list[Overlap] = Field(default_factory=list)
 
 
+class WorkerRefusal(BaseModel):
+    """A distributed worker that refused work because a pin differed on its node."""
+
+    worker: str = Field(description="Which worker, on which node and process.")
+    node: str = Field(description="The node's address and id, as the cluster names it.")
+    pin: str = Field(description="The pin that differed, e.g. `corpus tree hash`.")
+    expected: str = Field(description="The run's value (the driver's manifest).")
+    found: str = Field(description="The worker's own value.")
+
+
+class ExecutorUse(BaseModel):
+    """How one start (or resume) of the run executed its attempts. Not a pin: a run may be
+    resumed on another executor."""
+
+    kind: Literal["local", "ray"]
+    started_at: str
+    workers: int = Field(description="Workers asked for (--workers).")
+    address: str | None = Field(
+        default=None, description="The Ray cluster joined; None: a local instance was started."
+    )
+    workers_ready: int | None = Field(
+        default=None,
+        description="Ray: workers that passed the pin check and took work, replacements "
+        "of lost workers included.",
+    )
+    refusals: list[WorkerRefusal] = Field(default_factory=list)
+    workers_lost: int = Field(default=0, description="Workers that died or vanished mid-run.")
+    attempts_retried: int = Field(
+        default=0, description="Attempts re-run on another worker after theirs was lost."
+    )
+    attempts_lost: int = Field(
+        default=0,
+        description="Attempts whose worker was lost on every try: recorded unmeasurable, with "
+        "an `executor` infrastructure fault.",
+    )
+
+
 class Manifest(BaseModel):
     """Everything pinned for one run, written before the first attempt and completed after."""
 
@@ -170,6 +207,11 @@ class Manifest(BaseModel):
     )
     prices: PricesPin | None = Field(
         default=None, description="The price table attempt costs came from (--prices)."
+    )
+    executors: list[ExecutorUse] = Field(
+        default_factory=list,
+        description="How attempts were executed, one entry per start and resume (local "
+        "asyncio workers, or Ray workers each with its own environment).",
     )
     disclosure: list[DisclosureItem] = Field(default_factory=list)
 

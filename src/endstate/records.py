@@ -139,18 +139,25 @@ class AttemptFacts(BaseModel):
     sandbox: SandboxFacts | None = Field(
         default=None, description="Set for external agents: how they were contained."
     )
+    ran_on: str | None = Field(
+        default=None,
+        description="The distributed worker that ran the attempt (`ray worker N`, its node and "
+        "process); None: the harness's own process.",
+    )
 
 
-InfrastructureKind = Literal["environment", "readback", "browser", "sandbox"]
+InfrastructureKind = Literal["environment", "readback", "browser", "sandbox", "executor"]
 
 
 class InfrastructureFault(BaseModel):
     """Affirmative evidence that the harness, not the system under test, lost an attempt.
 
-    Only the runner sets it, where it saw the fault itself: the environment refused an episode
-    (`environment`), the end state could not be read back (`readback`), the shared browser
-    died (`browser`), the agent's sandbox never started (`sandbox`). A crash or a timeout of
-    the agent is not evidence: a comparison charges those to the system."""
+    Only the harness sets it (the runner; the Ray driver for `executor`), where it saw the
+    fault itself: the environment refused an episode (`environment`), the end state could not
+    be read back (`readback`), the shared browser died (`browser`), the agent's sandbox never
+    started (`sandbox`), the distributed worker running the attempt was lost on every try
+    (`executor`). A crash or a timeout of the agent is not evidence: a comparison charges
+    those to the system."""
 
     kind: InfrastructureKind
     call: str = Field(description="What the harness was doing, e.g. `read_state`.")

@@ -11,9 +11,11 @@ is solvable through the rendered pages and nothing else.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from playwright.async_api import Page
@@ -183,3 +185,42 @@ def apply_edits(
         if step is not None:
             out.append(step)
     return out
+
+
+_BASE_URL = "^https?://[^/]+"
+STOPPED = "stopped: the next step needs a value read off the page"
+
+
+def as_replay(steps: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A reference trajectory as the replay agent (`replay:DIR`) can play it, for validation
+    runs: captures of a system's base URL become relative URLs, and the trajectory ends (done)
+    before the first step that needs any other captured value."""
+    bases: set[str] = set()
+    actions: list[dict[str, Any]] = []
+    for step in steps:
+        is_capture = step.get("type") == "capture"
+        if is_capture and step.get("pattern") == _BASE_URL and step.get("target") is None:
+            bases.add(str(step["name"]))
+            continue
+        if is_capture or set(_VARIABLE.findall(json.dumps(step))) - bases:
+            actions.append({"type": "done", "message": STOPPED})
+            break
+        actions.append(substitute(dict(step), dict.fromkeys(bases, "")))
+    return actions
+
+
+def write_replays(corpus: Path, folder: Path) -> int:
+    """One `<task id>.json` replay file per native task with a reference; how many were
+    complete (played to the reference's own end)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    complete = 0
+    for path in sorted(corpus.rglob("*.json")):
+        task = json.loads(path.read_text())
+        reference = task.get("reference") if isinstance(task, dict) else None
+        if not isinstance(reference, dict) or "id" not in task:
+            continue
+        actions = as_replay(reference["steps"])
+        complete += actions[-1:] != [{"type": "done", "message": STOPPED}]
+        body = {"version": 1, "actions": actions}
+        (folder / f"{task['id']}.json").write_text(json.dumps(body, indent=1))
+    return complete

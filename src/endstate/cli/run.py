@@ -31,6 +31,7 @@ from endstate.cli.run_options import (
     Contamination,
     Corpus,
     EnvName,
+    Executor,
     Gates,
     IsolationMode,
     Marks,
@@ -40,6 +41,10 @@ from endstate.cli.run_options import (
     Pin,
     Prices,
     PromptMode,
+    RayAddress,
+    RayCpusPerWorker,
+    RayMemoryPerWorker,
+    RayWorkerEnv,
     Resume,
     RunJudgeBaseUrl,
     RunJudgeK,
@@ -102,10 +107,21 @@ def run(
     viewport: ViewportSize = None,
     screens_cap: ScreensCap = None,
     prices: Prices = None,
+    executor: Executor = None,
+    ray_address: RayAddress = None,
+    ray_cpus_per_worker: RayCpusPerWorker = None,
+    ray_memory_per_worker: RayMemoryPerWorker = None,
+    ray_worker_env: RayWorkerEnv = None,
 ) -> None:
     """Evaluate an agent end to end: fresh episode per attempt, end state read back and scored."""
+    from endstate.runs.executors import choose_executor
     from endstate.runs.settings import RunSettings, settle
     from endstate.runs.store import RunStore
+
+    # Where attempts run is checked first, and is not a setting of the run (not a pin).
+    chosen = choose_executor(
+        executor, ray_address, ray_cpus_per_worker, ray_memory_per_worker, ray_worker_env
+    )
 
     given = RunSettings(
         corpus=corpus,
@@ -152,6 +168,7 @@ def run(
     where: list[Path] = []
     options = _run_options(s, out, resume, pin, judge, gates, bar, where)
     options.contamination = contamination
+    options.executor = chosen
     result = _execute(options, bar, where)
     sys.stdout.write(result.report)
     sys.stdout.write(f"\nrun directory: {result.store.root}\n")
@@ -179,22 +196,20 @@ def _run_options(
     parse_observation(s.observe or "screenshot")  # refused in one line, whatever the agent
     parse_viewport(s.viewport or "1280x800")
     assert s.agent is not None and s.max_steps is not None
-    made = make_agent(
-        s.agent,
-        AgentOptions(
-            base_url=s.agent_base_url,
-            prompt_mode=s.prompt_mode,
-            max_steps=s.max_steps,
-            pass_env=s.agent_env or (),
-            isolation=s.isolation or "sandbox",
-            mounts=s.agent_mount or (),
-            egress=s.agent_egress or (),
-            observe=s.observe or "screenshot",
-            marks=bool(s.marks),
-            viewport=s.viewport or "1280x800",
-            screens_cap_mb=s.screens_cap if s.screens_cap is not None else 20.0,
-        ),
+    agent_options = AgentOptions(
+        base_url=s.agent_base_url,
+        prompt_mode=s.prompt_mode,
+        max_steps=s.max_steps,
+        pass_env=s.agent_env or (),
+        isolation=s.isolation or "sandbox",
+        mounts=s.agent_mount or (),
+        egress=s.agent_egress or (),
+        observe=s.observe or "screenshot",
+        marks=bool(s.marks),
+        viewport=s.viewport or "1280x800",
+        screens_cap_mb=s.screens_cap if s.screens_cap is not None else 20.0,
     )
+    made = make_agent(s.agent, agent_options)
     from endstate.builtin import builtin_corpus_path, named_corpus
 
     chosen = builtin_corpus_path() if s.corpus is None else named_corpus(s.corpus)
@@ -221,6 +236,7 @@ def _run_options(
         gates=pin_gates(gates) if gates else None,
         system_options=_user_options(s),
         prices=load_prices(s.prices) if s.prices else None,
+        agent_options=agent_options,
     )
 
 

@@ -172,3 +172,48 @@ Prices = Annotated[
         "each attempt's cost is recorded and reported; the table's sha256 is pinned.",
     ),
 ]
+Executor = Annotated[
+    str | None,
+    typer.Option(
+        "--executor",
+        metavar="local|ray",
+        help="Where attempts run: local (default; asyncio workers sharing one environment) or "
+        "ray (one Ray worker per --workers, each with its own environment). Not a pin: a run "
+        "can be resumed on the other. See docs/distributed.md.",
+    ),
+]
+RayAddress = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        metavar="ADDR",
+        help="--executor ray: the cluster to join (HOST:PORT of its head, from one of its "
+        "nodes, or auto); default: start a local Ray instance on loopback for this run.",
+    ),
+]
+RayCpusPerWorker = Annotated[
+    float | None,
+    typer.Option(
+        "--ray-cpus-per-worker",
+        min=0.1,
+        help="--executor ray: CPUs each worker declares (default 1).",
+    ),
+]
+RayMemoryPerWorker = Annotated[
+    float | None,
+    typer.Option(
+        "--ray-memory-per-worker",
+        metavar="GB",
+        min=0.1,
+        help="--executor ray: memory each worker declares, in GiB (default 1).",
+    ),
+]
+RayWorkerEnv = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--ray-worker-env",
+        metavar="[N:]NAME[=VALUE]",
+        help="--executor ray: an environment variable for every worker (N: worker N only); "
+        "without =VALUE, this shell's value (e.g. an agent's API key).",
+    ),
+]

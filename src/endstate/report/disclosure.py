@@ -12,6 +12,7 @@ from endstate.corpus.contamination import describe
 from endstate.corpus.loader import Corpus
 from endstate.manifest import DisclosureItem, Isolation, Manifest
 from endstate.records import NOT_RECORDED, JudgeIdentity, TaskRecord
+from endstate.report.executors_text import execution_text, pins_text
 from endstate.report.summary import JudgeStats, Summary, judge_stats
 
 OFFLINE = "not applicable: offline scoring of supplied states"
@@ -288,6 +289,8 @@ def _unmeasurable_reason(error: str) -> str:
         return "infrastructure (episode could not open)"
     if error.startswith("infrastructure"):
         return "infrastructure (the agent's sandbox could not start)"
+    if error.startswith("executor"):
+        return "infrastructure (the worker running the attempt was lost on every try)"
     return "end state unreadable"
 
 
@@ -339,7 +342,7 @@ def _run_isolation(manifest: Manifest, records: list[TaskRecord]) -> str:
     return (
         "every attempt had a fresh episode (its own state); "
         + agent_isolation_text(manifest.isolation, records)
-        + f"; {manifest.limits.workers} worker(s) shared one environment; "
+        + f"; {execution_text(manifest)}; "
         f"environment fingerprint {env.fingerprint[:16]}…"
         + (f", world {env.world_id} ({(env.world_hash or '')[:12]}…)" if env.world_id else "")
         + (f", clock pinned at {env.pinned_clock}" if env.pinned_clock else "")
@@ -461,7 +464,7 @@ def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summa
             f"({unmeasurable}), counted as zero",
         ),
         ("isolation", "State isolation", _run_isolation(manifest, records)),
-        ("build", "Build", manifest.build.describe()),
+        ("build", "Build", manifest.build.describe() + pins_text(manifest)),
         (
             "judge",
             "Judge variance and replication",

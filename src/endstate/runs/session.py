@@ -18,6 +18,7 @@ from typing import Any
 
 from endstate import firewall
 from endstate.agents.base import Agent, RunResources
+from endstate.agents.registry import AgentOptions
 from endstate.build import build_info
 from endstate.corpus.contamination import pin_register
 from endstate.corpus.loader import Corpus, load_corpus
@@ -27,6 +28,7 @@ from endstate.manifest import (
     AgentPin,
     CorpusPin,
     EnvironmentPin,
+    ExecutorUse,
     FirewallSummary,
     GatesPin,
     HostFacts,
@@ -46,6 +48,7 @@ from endstate.runs.environments import (
     choose_environment,
     environment_kind,
 )
+from endstate.runs.executors import ExecutorChoice
 from endstate.runs.prices import PriceTable
 from endstate.runs.runner import Runner, RunPlan
 from endstate.runs.shared_browser import shared_browser
@@ -80,6 +83,8 @@ class RunOptions:
     system_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     contamination: Path | None = None  # a contamination register to check the tasks against
     prices: PriceTable | None = None  # prices attempt costs (--prices), pinned by its sha256
+    executor: ExecutorChoice = field(default_factory=ExecutorChoice)  # local, or ray
+    agent_options: AgentOptions | None = None  # to make the agent again on a Ray worker
 
 
 @dataclass
@@ -248,6 +253,14 @@ def _manifest(
         host=HostFacts.here(browser),
         isolation=isolation,
         prices=opts.prices.pin() if opts.prices else None,
+        executors=[
+            ExecutorUse(
+                kind="ray" if opts.executor.kind == "ray" else "local",
+                started_at=_now_utc(),
+                workers=opts.workers,
+                address=opts.executor.ray.address if opts.executor.kind == "ray" else None,
+            )
+        ],
     )
 
 
@@ -286,7 +299,11 @@ def _resumed(
         selection.append("gates: a run keeps the gates it declared when it started")
     _refuse(f"refusing to resume {store.root}", pin_mismatches(previous, manifest) + selection)
     resumed = previous.model_copy(
-        update={"resumed_at": [*previous.resumed_at, _now_utc()], "finished_at": None}
+        update={
+            "resumed_at": [*previous.resumed_at, _now_utc()],
+            "finished_at": None,
+            "executors": [*previous.executors, *manifest.executors],  # not a pin
+        }
     )
     store.write_manifest(resumed)
     return resumed
@@ -350,17 +367,44 @@ async def execute(opts: RunOptions) -> RunResult:
         )
         if opts.on_start:
             opts.on_start(len(plan.pairs()), len(done))
-        runner = Runner(
-            plan,
-            env,
-            opts.agent,
-            store,
-            judge=opts.judge,
-            browser=browser,
-            on_record=opts.on_record,
-        )
-        await runner.execute(done)
+        if opts.executor.kind == "ray":
+            manifest = await _on_ray(opts, plan, store, manifest, kind, done)
+        else:
+            runner = Runner(
+                plan,
+                env,
+                opts.agent,
+                store,
+                judge=opts.judge,
+                browser=browser,
+                on_record=opts.on_record,
+            )
+            await runner.execute(done)
     return finish(store, manifest)
+
+
+async def _on_ray(
+    opts: RunOptions,
+    plan: RunPlan,
+    store: RunStore,
+    manifest: Manifest,
+    kind: str,
+    done: set[tuple[str, str]],
+) -> Manifest:
+    """The executor seam: the same plan, pins and run directory, attempts on Ray workers."""
+    from endstate.runs.executor_ray import execute_on_ray, worker_spec
+
+    spec = worker_spec(
+        plan,
+        manifest,
+        kind,
+        opts.world_seed,
+        opts.system_options,
+        opts.agent_options or AgentOptions(max_steps=opts.max_steps),
+    )
+    return await execute_on_ray(
+        plan, store, manifest, spec, opts.executor.ray, done, opts.judge, opts.on_record
+    )
 
 
 def _now_utc() -> str:
