@@ -393,9 +393,11 @@ def test_rubric_checks_are_judged_on_the_driver_with_its_cache(
     on_ray, local = runs
     rubric = [c for r in on_ray for c in r["checks"] if c["type"] == "llm_judge"]
     assert rubric and all(c["outcome"] == "pass" and c["votes"] == [1, 1, 1] for c in rubric)
-    assert not any(c["cached"] for c in rubric)
+    # Tasks asking the same question of the same answer share one verdict, even within a run.
+    asked = [c for c in rubric if not c["cached"]]
+    assert asked
     assert all(r["judge"]["model"] == "grader-1" for r in on_ray + local)
-    assert len(chat.requests) == 3 * len(rubric)  # the local run asked nothing: all cached
+    assert len(chat.requests) == 3 * len(asked)  # the local run asked nothing: all cached
     assert all(c["cached"] for r in local for c in r["checks"] if c["type"] == "llm_judge")
     assert sorted((r["task_id"], r["score"]) for r in on_ray) == sorted(
         (r["task_id"], r["score"]) for r in local
