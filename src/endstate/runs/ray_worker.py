@@ -28,9 +28,8 @@ from endstate.build import build_info
 from endstate.corpus.loader import load_corpus
 from endstate.corpus.lock import hash_tree, tree_hash
 from endstate.corpus.model import Task
-from endstate.manifest import AgentPin
 from endstate.runs.runner import Runner, RunPlan
-from endstate.runs.session import RunOptions, start_environment, started_agent
+from endstate.runs.session import RunOptions, agent_pin, start_environment, started_agent
 from endstate.runs.shared_browser import shared_browser
 from endstate.runs.store import RunStore
 from endstate.runs.worker_pins import (
@@ -117,13 +116,7 @@ class AttemptWorker:
         )
         await self._stack.enter_async_context(started_agent(opts, corpus, env, spec.attempts))
         isolation = agent.isolation()
-        pin = AgentPin(
-            spec=spec.agent_spec,
-            kind=agent.kind,
-            name=agent.name,
-            config=agent.config(),
-            scored=agent.scored,
-        )
+        pin = agent_pin(spec.agent_spec, agent)
         found = agent_pins(pin.model_dump(), f"{isolation.mode}/{isolation.browser}")
         if wrong := mismatches(spec.expected, found):
             return await self._refuse(root, wrong)

@@ -226,13 +226,7 @@ def _manifest(
             pin_register(opts.contamination, corpus, task_ids) if opts.contamination else None
         ),
         build=build_info(),
-        agent=AgentPin(
-            spec=opts.agent_spec,
-            kind=agent.kind,
-            name=agent.name,
-            config=agent.config(),
-            scored=agent.scored,
-        ),
+        agent=agent_pin(opts.agent_spec, agent),
         judge=opts.judge.identity if opts.judge else None,
         environment=EnvironmentPin(
             kind=info.kind,
@@ -261,6 +255,13 @@ def _manifest(
                 address=opts.executor.ray.address if opts.executor.kind == "ray" else None,
             )
         ],
+    )
+
+
+def agent_pin(spec: str, agent: Agent) -> AgentPin:
+    """What pins the agent: its spec, kind, name and configuration (on every node alike)."""
+    return AgentPin(
+        spec=spec, kind=agent.kind, name=agent.name, config=agent.config(), scored=agent.scored
     )
 
 
