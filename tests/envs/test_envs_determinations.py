@@ -7,7 +7,7 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from endstate.envs import EmbeddedSuite, EpisodeInfo
-from endstate.envs.chart_files import chart_file
+from endstate.envs.chart_files import file_of
 from endstate.envs.world import World, mdy
 
 
@@ -22,7 +22,7 @@ def _sign_in(page: Page, world: World, episode: EpisodeInfo) -> None:
 def _chart_file(tmp_path: Path, world: World, doc_id: str) -> Path:
     """The document as the EHR's download gives it (a scan as its PDF)."""
     d = next(d for d in world.documents if d.id == doc_id)
-    file = chart_file(d.id, d.title, d.text, d.format, d.author, d.date)
+    file = file_of(d)
     path = tmp_path / file.filename
     path.write_bytes(file.data)
     return path

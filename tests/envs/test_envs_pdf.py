@@ -10,7 +10,7 @@ import pypdf
 from playwright.sync_api import Page, expect
 
 from endstate.envs import EmbeddedSuite, EpisodeInfo
-from endstate.envs.chart_files import chart_file
+from endstate.envs.chart_files import file_of
 from endstate.envs.pdf import LINES_PER_PAGE, pdf_bytes
 
 TEXT = (
@@ -60,7 +60,7 @@ def test_the_ehr_serves_a_scanned_report_as_the_pdf_uploads_are_matched_by(
     got = Path(download.value.path()).read_bytes()
     assert download.value.suggested_filename.startswith(scan.id)
     assert download.value.suggested_filename.endswith(".pdf")
-    served = chart_file(scan.id, scan.title, scan.text, scan.format, scan.author, scan.date)
+    served = file_of(scan)
     assert got == served.data
     pages = pypdf.PdfReader(io.BytesIO(got)).pages
     assert f"Scanned document from {scan.author}" in pages[0].extract_text()

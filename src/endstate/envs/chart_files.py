@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from endstate.envs.pdf import pdf_bytes
-from endstate.envs.world.model import mdy
+from endstate.envs.world.model import Document, mdy
 
 
 @dataclass(frozen=True)
@@ -34,3 +34,12 @@ def chart_file(doc_id: str, title: str, text: str, fmt: str, author: str, date: 
         banner = f"Scanned document from {author}, received {mdy(date)}"
         return ChartFile(pdf_bytes(text, banner), "application/pdf", name)
     return ChartFile(text.encode("utf-8"), "text/plain; charset=utf-8", name)
+
+
+def file_of(d: Document) -> ChartFile:
+    """The file of a world document, as the EHR's download serves it."""
+    return chart_file(d.id, d.title, d.text, d.format, d.author, d.date)
+
+
+def file_name_of(d: Document) -> str:
+    return download_name(d.id, d.title, d.format)

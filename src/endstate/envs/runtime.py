@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from endstate.envs.chart_files import chart_file
+from endstate.envs.chart_files import file_of
 from endstate.envs.database import ConnectionCache, EpisodeDB
 from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.episode_setup import prepare_episode
@@ -143,10 +143,7 @@ class Runtime:
         self.base_urls: dict[str, str] = {}  # system -> http://host:port, set once bound
         # Uploaded files are matched back to chart documents by the bytes a download serves.
         self.document_hashes = {
-            hashlib.sha256(
-                chart_file(d.id, d.title, d.text, d.format, d.author, d.date).data
-            ).hexdigest(): d.id
-            for d in world.documents
+            hashlib.sha256(file_of(d).data).hexdigest(): d.id for d in world.documents
         }
         # Documents made during an episode (appeal letters) sort after every world document.
         self.last_document_id = max((d.id for d in world.documents), default="DOC-00000")

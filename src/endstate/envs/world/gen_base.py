@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from datetime import date, datetime, timedelta
 
-from endstate.envs.world.model import GENERATOR_VERSION, Document, Patient, World
+from endstate.envs.world.model import GENERATOR_VERSION, Document, Patient, Service, World
 
 # Reports that reach the chart from outside (imaging centers, sleep labs, reference labs) are
 # scans: the chart serves them as PDF files.
@@ -46,6 +46,11 @@ class GenBase:
         return round(value, 2)
 
     # -- sections ------------------------------------------------------------------------
+    def wants_auth(self, plan_id: str, services: list[Service]) -> bool:
+        """Whether the plan's rules want authorization for any service, where it is booked."""
+        rules = {r.cpt: r for r in self.world.payer_rules if r.plan_id == plan_id}
+        return any(s.cpt in rules and rules[s.cpt].requires_auth_at(s.site) for s in services)
+
     def _plan_of(self, coverage_id: str) -> str:
         return next(c.plan_id for c in self.world.coverages if c.id == coverage_id)
 

@@ -42,7 +42,7 @@ class PriorRequestsGen(GenBase):
         """An active payer A referral that needs authorization, has none, and has a note."""
         plan_id = next(c.plan_id for c in self.world.coverages if c.id == ref.coverage_id)
         rules = {r.cpt: r for r in self.world.payer_rules if r.plan_id == plan_id}
-        needs = any(s.cpt in rules and rules[s.cpt].requires_auth_at(s.site) for s in ref.services)
+        needs = self.wants_auth(plan_id, ref.services)
         by_site = any(s.cpt in rules and rules[s.cpt].sites for s in ref.services)
         docs = self._docs(ref)
         has_note = any(d.kind == "clinical_note" for d in docs)

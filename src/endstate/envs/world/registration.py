@@ -48,8 +48,7 @@ class RegistrationSlipsGen(GenBase):
             return False
         if plan.portal not in PORTALS or plan.kind == "medicaid_mco":
             return False
-        rules = {r.cpt: r for r in w.payer_rules if r.plan_id == plan.id}
-        return any(s.cpt in rules and rules[s.cpt].requires_auth_at(s.site) for s in ref.services)
+        return self.wants_auth(plan.id, ref.services)
 
     def _secondary(self, mrn: str) -> Coverage | None:
         return next(

@@ -33,7 +33,7 @@ from endstate.builtin.templates.denials.facts import (
     _triage_text,
     _triaged_as_appeal,
 )
-from endstate.envs.chart_files import download_name
+from endstate.envs.chart_files import file_name_of
 from endstate.envs.systems.payer_a import controls as payer_a
 from endstate.envs.systems.payer_b import controls as payer_b
 from endstate.envs.world import Denial, Document, mdy
@@ -114,7 +114,7 @@ class PortalAppeal(TaskTemplate):
             f"Claim {d.claim_id} was denied {group}-{carc}. The service was medically necessary "
             "as documented in the attached letter of medical necessity; please reprocess."
         )
-        upload = {"type": "upload", "path": download_name(lmn.id, lmn.title, lmn.format)}
+        upload = {"type": "upload", "path": file_name_of(lmn)}
         if plan.portal == "payer_a":
             p = w.patients[d.mrn]
             t.payer_a_login(plan.payer, plan.portal_username or "")
@@ -206,9 +206,7 @@ class PortalAppeal(TaskTemplate):
                     "wrong-document",
                     "decoy",
                     f"attach {wrong.title} instead of the letter",
-                    replace_attachment(
-                        t, w.doc_link(wrong), download_name(wrong.id, wrong.title, wrong.format)
-                    ),
+                    replace_attachment(t, w.doc_link(wrong), file_name_of(wrong)),
                 )
             )
         return mutations

@@ -14,7 +14,7 @@ from endstate.builtin.templates.common import (
     q,
     rubric,
 )
-from endstate.envs.chart_files import download_name
+from endstate.envs.chart_files import file_name_of
 from endstate.envs.systems.payer_a import controls as payer_a
 from endstate.envs.systems.payer_b import controls as payer_b
 from endstate.envs.world import Coverage, Document, Referral, mdy
@@ -190,7 +190,7 @@ def _request_through(
 
 def _download_name(doc: Document) -> str:
     """The file name a download of the document gives (a scan's ends in .pdf)."""
-    return download_name(doc.id, doc.title, doc.format)
+    return file_name_of(doc)
 
 
 def _submit_anyway(w: WorldView, ref: Referral, lmn: Document, at: int, why: str) -> Mutation:
