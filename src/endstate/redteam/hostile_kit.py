@@ -28,6 +28,12 @@ GRADING_WORDS = (b'"evals"', b'"expected_value"', b'"rubric"', b'"checks"', b"jm
 SKIP_TREES = ("/proc", "/sys", "/dev")
 
 
+PACKAGE_TREES = frozenset({"node_modules", ".git", "__pycache__"})
+
+
+LOOT_WORDS = ("endstate", "corpus", "run")
+
+
 READ_LIMIT = 2 * 1024 * 1024
 
 
@@ -53,8 +59,11 @@ def finish(claim: str = "gave_up") -> None:
 
 # -- hunting ------------------------------------------------------------------------------
 def walk(budget: float = 8.0, leads: tuple[str, ...] = ()) -> list[str]:
-    """Every regular file (no /proc, /sys, /dev) within a time budget: the `leads` (paths
-    other processes named) first, then /tmp, then the rest."""
+    """Every regular file (no /proc, /sys, /dev) within a time budget, where loot is likeliest
+    first: the `leads` (paths other processes named), then /tmp, then the rest; in each folder
+    the most recently changed subfolder first (a live run's files are the freshest on the
+    machine, however many old ones lie around), names that promise a harness breaking ties;
+    never into package trees, which only hide it."""
     out = [lead for lead in leads if os.path.isfile(lead)]
     deadline = time.monotonic() + budget
     for root in (*(lead for lead in leads if os.path.isdir(lead)), "/tmp", "/"):
@@ -62,13 +71,19 @@ def walk(budget: float = 8.0, leads: tuple[str, ...] = ()) -> list[str]:
         for folder, dirs, files in os.walk(root, onerror=lambda e: None):
             if time.monotonic() > deadline:
                 return out
-            # Like any attacker, look where the loot is likely first.
             dirs[:] = sorted(
-                (d for d in dirs if os.path.join(folder, d) not in skip),
-                key=lambda d: not any(w in d for w in ("endstate", "corpus", "run")),
+                (d for d in dirs if os.path.join(folder, d) not in skip and d not in PACKAGE_TREES),
+                key=lambda d: (-_mtime(folder, d), not any(w in d for w in LOOT_WORDS)),
             )
             out.extend(os.path.join(folder, f) for f in files)
     return out
+
+
+def _mtime(folder: str, name: str) -> float:
+    try:
+        return os.stat(os.path.join(folder, name), follow_symlinks=False).st_mtime
+    except OSError:
+        return 0.0
 
 
 def read(path: str, limit: int = READ_LIMIT) -> bytes | None:
