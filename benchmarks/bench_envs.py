@@ -244,13 +244,44 @@ def bare_table(page: bytes) -> bytes:
     return b"<!doctype html><title>rows</title><table><tbody>" + rows + b"</tbody></table>"
 
 
+DEFERRED = "deferred"
+_DEFERRED_CSS = (
+    b"<style>.deferred{content-visibility:auto;contain-intrinsic-size:auto 3000px}"
+    b".deferred table,table.head{table-layout:fixed;width:100%}</style>"
+)
+
+
+def deferred_layout(page: bytes, block: int = 100) -> bytes:
+    """The road not taken, measured: the lab page with its rows in blocks of `block` that
+    skip layout while off screen (`content-visibility: auto`). Fast, but the page's text then
+    holds only the rows near the viewport, which the real portal's never does."""
+    head, rest = page.split(b"<tbody>", 1)
+    rows_html, tail = rest.split(b"</tbody>", 1)
+    rows = [r + b"</tr>" for r in rows_html.split(b"</tr>") if r.strip()]
+    blocks = b"".join(
+        b'<div class="deferred"><table><tbody>'
+        + b"".join(rows[i : i + block])
+        + b"</tbody></table></div>"
+        for i in range(0, len(rows), block)
+    )
+    head = head.replace(b"<table", b'<table class="head"', 1)
+    return (
+        head.replace(b"</head>", _DEFERRED_CSS + b"</head>", 1)
+        + b"</table>"
+        + blocks
+        + tail.split(b"</table>", 1)[1]
+    )
+
+
 def interactive_times(
     suite: EmbeddedSuite, bodies: dict[str, bytes], n: int
 ) -> dict[str, dict[str, list[float]]]:
     pages = pages_for(suite)
     keys = {name: f"p{i}" for i, name in enumerate(pages)}
     labs = keys[next(name for name in pages if "lab results" in name)]
-    static = StaticServer(bodies | {FLOOR: bare_table(bodies[labs])})
+    static = StaticServer(
+        bodies | {FLOOR: bare_table(bodies[labs]), DEFERRED: deferred_layout(bodies[labs])}
+    )
     info = suite.open_episode()
     out: dict[str, dict[str, list[float]]] = {}
     try:
@@ -271,9 +302,10 @@ def interactive_times(
                     page.goto(url)  # warm the cache for css/js, as a working session would
                     samples[which] = [time_to_interactive(page, url) for _ in range(n)]
                 out[name] = samples
-            page.goto(f"{static.url}/ref/{FLOOR}")
-            floor = [time_to_interactive(page, f"{static.url}/ref/{FLOOR}") for _ in range(n)]
-            out[FLOOR] = {"page": floor, "reference": floor}
+            for name in (FLOOR, DEFERRED):
+                page.goto(f"{static.url}/ref/{name}")
+                times = [time_to_interactive(page, f"{static.url}/ref/{name}") for _ in range(n)]
+                out[name] = {"page": times, "reference": times}
             context.close()
     finally:
         static.stop()
@@ -333,10 +365,15 @@ def main() -> None:
         "",
         head,
         rule,
-        *(row(name, r["page"], r["reference"]) for name, r in interactive.items() if name != FLOOR),
+        *(
+            row(name, r["page"], r["reference"])
+            for name, r in interactive.items()
+            if name not in (FLOOR, DEFERRED)
+        ),
         "",
     ]
     floor = interactive.pop(FLOOR)["page"]
+    deferred = interactive.pop(DEFERRED)["page"]
     episode_p50 = statistics.median(created["grading"])
     slowest, worst = max(
         ((name, statistics.median(r["page"])) for name, r in interactive.items()),
@@ -349,7 +386,10 @@ def main() -> None:
         f"({'met' if worst <= INTERACTIVE_GOAL_MS else 'NOT met'}). Floor: the same rows in a "
         f"bare table (no stylesheet, script or page chrome) take {statistics.median(floor):.1f} ms "
         "p50 to interactive here, so no page that keeps every row on one page and readable can "
-        "be faster on this machine."
+        "be faster on this machine. Measured and not adopted: the same page with its rows in "
+        "blocks of 100 that skip layout while off screen (`content-visibility: auto`) takes "
+        f"{statistics.median(deferred):.1f} ms p50, but its text (`innerText`) then holds only "
+        "the rows near the viewport, where the real portal's holds every row."
     )
     body = "\n".join(lines) + "\n"
     print(body)

@@ -274,6 +274,20 @@ def test_isolation_none_runs_a_plain_child_and_says_so(tmp_path: Path) -> None:
     assert CommandAgent("x", isolation="none").isolation().mode == "none"
 
 
+def test_an_unsandboxed_browser_leaves_no_folder_behind(tmp_path: Path) -> None:
+    command = script(
+        tmp_path / "agent",
+        report("out = {'singleton': os.readlink('browser/SingletonSocket')}\n"),
+    )
+    outcome = attempt(CommandAgent(command, isolation="none"), tmp_path)
+    assert outcome.claim == "done", outcome
+    # Chromium keeps its profile's singleton socket in a folder of the system's temporary
+    # folder; killed at the attempt's end, it cannot remove it itself.
+    singleton = Path(str(final(outcome)["singleton"]))
+    assert singleton.parent.name.startswith("org.chromium.Chromium.")
+    assert not singleton.parent.exists()
+
+
 def test_bad_isolation_and_empty_commands_are_clear_errors() -> None:
     with pytest.raises(EndstateError, match="--isolation 'loose'"):
         CommandAgent("x", isolation="loose")  # type: ignore[arg-type]

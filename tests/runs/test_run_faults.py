@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from endstate.errors import EndstateError
 from endstate.runs.embedded import EmbeddedEnvironment
 from endstate.runs.session import RunOptions, RunResult, execute
 from endstate.runs.store import RunStore
+from endstate.scratch import ROOT_PREFIX
 
 from .conftest import CANARY
 
@@ -196,6 +198,9 @@ def test_sigkill_then_resume_accounts_for_every_attempt_exactly_once(
                     break
             time.sleep(0.1)
         assert len(records) >= 2, "the run did not get going"
+        # Its scratch folders (episode databases, sandbox staging): the kill leaves them.
+        left = list(Path(tempfile.gettempdir()).glob(f"{ROOT_PREFIX}{proc.pid}-*"))
+        assert len(left) == 1 and any(left[0].iterdir()), left
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -228,6 +233,7 @@ def test_sigkill_then_resume_accounts_for_every_attempt_exactly_once(
         timeout=180,
     )
     assert resumed.returncode == 0, resumed.stderr
+    assert not left[0].exists()  # swept by the next endstate process, at the latest this one
     after = RunStore(run_dir).read_records()
     keys = [(r.task_id, r.attempt) for r in after]
     assert sorted(keys) == sorted({(f"pa-easy-{t}", str(a)) for t in (1, 2) for a in (1, 2, 3)})

@@ -40,6 +40,7 @@ from endstate.runs.ray_journal import WorkerEntry
 from endstate.runs.runner import RunPlan
 from endstate.runs.session import RunOptions, execute, render
 from endstate.runs.store import RunStore
+from endstate.scratch import ROOT_PREFIX
 from openai_double import ChatDouble
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -221,6 +222,8 @@ def test_a_worker_killed_mid_run_loses_no_attempt_and_scores_as_the_local_runner
     )  # fmt: skip
     try:
         run_dir, pid = wait_for(lambda: _victim(out), proc)
+        scratch_root = list(Path(tempfile.gettempdir()).glob(f"{ROOT_PREFIX}{pid}-*"))
+        assert len(scratch_root) == 1, scratch_root  # its run store, episodes, staging
         os.kill(pid, signal.SIGKILL)
         _, stderr = proc.communicate(timeout=RUN_TIMEOUT)
     finally:
@@ -248,6 +251,7 @@ def test_a_worker_killed_mid_run_loses_no_attempt_and_scores_as_the_local_runner
     (use,) = manifest["executors"]
     assert use["kind"] == "ray" and use["workers_lost"] == 1 and use["attempts_lost"] == 0
     assert "1 worker(s) lost mid-run" in (run_dir / "report.txt").read_text()
+    assert not scratch_root[0].exists()  # swept by the worker that replaced it
 
     began = time.monotonic()
     local = local_scores(spec, tmp_path / "local")

@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import json
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ from endstate.agents.actions import (
     Upload,
     Wait,
 )
+from endstate.scratch import scratch
 
 
 @dataclass(frozen=True)
@@ -395,7 +395,7 @@ async def _download(page: Page, target: Target, opts: ActOptions) -> ActionResul
     async with page.expect_download(timeout=opts.download_timeout_ms) as info:
         await loc.click(timeout=t)
     download = await info.value
-    directory = opts.download_dir or Path(tempfile.mkdtemp(prefix="endstate-downloads-"))
+    directory = opts.download_dir or scratch("endstate-downloads-")
     directory.mkdir(parents=True, exist_ok=True)
     saved = _unique_path(directory, download.suggested_filename)
     await download.save_as(saved)

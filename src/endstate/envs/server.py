@@ -15,7 +15,6 @@ import secrets
 import shutil
 import signal
 import socket
-import tempfile
 import threading
 import time
 from collections.abc import Mapping
@@ -43,6 +42,7 @@ from endstate.envs.runtime import Runtime
 from endstate.envs.web import STATIC, cookie_name, make_env, page_of, plain_page
 from endstate.envs.world import DEFAULT_CLOCK, DEFAULT_SEED, World, generate_world
 from endstate.envs.world_db import private_template
+from endstate.scratch import scratch
 
 NO_TESTIDS_ENV = "ENDSTATE_NO_TESTIDS"
 LISTEN_BACKLOG = 2048
@@ -248,7 +248,7 @@ class EmbeddedSuite:
         world = generate_world(world_seed, clock)
         owned = None
         if data_dir is None:
-            owned = data_dir = Path(tempfile.mkdtemp(prefix="endstate-episodes-"))
+            owned = data_dir = scratch("endstate-episodes-")
         data_dir.mkdir(parents=True, exist_ok=True)
         template = private_template(world, data_dir)
         if testids is None:

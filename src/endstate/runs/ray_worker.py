@@ -16,7 +16,6 @@ import contextlib
 import os
 import shutil
 import socket
-import tempfile
 import time
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -45,6 +44,7 @@ from endstate.runs.worker_pins import (
     node_corpus,
     pack_traces,
 )
+from endstate.scratch import scratch
 
 
 def _corpus_hash(root: Path) -> str:
@@ -104,7 +104,7 @@ class AttemptWorker:
         if wrong := mismatches(spec.expected, found):
             return await self._refuse(root, wrong)
         agent = make_agent(spec.agent_spec, spec.agent_options)
-        home = self._home = Path(tempfile.mkdtemp(prefix="endstate-worker-"))
+        home = self._home = scratch("endstate-worker-")
         opts = RunOptions(
             corpus=root,
             agent=agent,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import fnmatch
 import secrets
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -324,15 +324,20 @@ async def execute(opts: RunOptions) -> RunResult:
     previous = store.read_manifest() if store else None
 
     kind = opts.env or choose_environment([t.public for t in tasks])
-    async with (
-        start_environment(
-            kind, opts.seed, opts.world_seed, opts.environment, opts.system_options
-        ) as env,
-        refusing_foreign_tasks(env, tasks, corpus),
-        refusing_agent_writable_state(env, opts),
-        started_agent(opts, corpus, env, len(tasks) * opts.attempts) as agent,
-        shared_browser(agent.uses_page or env.needs_harness_browser) as browser,
-    ):
+    async with AsyncExitStack() as started:
+        env = await started.enter_async_context(
+            start_environment(
+                kind, opts.seed, opts.world_seed, opts.environment, opts.system_options
+            )
+        )
+        await started.enter_async_context(refusing_foreign_tasks(env, tasks, corpus))
+        await started.enter_async_context(refusing_agent_writable_state(env, opts))
+        agent = await started.enter_async_context(
+            started_agent(opts, corpus, env, len(tasks) * opts.attempts)
+        )
+        browser = await started.enter_async_context(
+            shared_browser(agent.uses_page or env.needs_harness_browser)
+        )
         isolation = agent.isolation()
         manifest = _manifest(
             opts,
@@ -369,6 +374,9 @@ async def execute(opts: RunOptions) -> RunResult:
         if opts.on_start:
             opts.on_start(len(plan.pairs()), len(done))
         if opts.executor.kind == "ray":
+            # Here the environment, agent and browser only pinned the run: the workers have
+            # their own, so these close before the workers start rather than sit idle.
+            await started.aclose()
             manifest = await _on_ray(opts, plan, store, manifest, kind, done)
         else:
             runner = Runner(

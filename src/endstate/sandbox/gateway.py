@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import os
 import shutil
-import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from urllib.parse import urlsplit
 from endstate.errors import EndstateError
 from endstate.sandbox.egress import Destination, EgressProxy
 from endstate.sandbox.relay import relay
+from endstate.scratch import scratch
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 Reader = asyncio.StreamReader
@@ -80,7 +80,7 @@ class Gateway:
 
     def __init__(self, network: Network) -> None:
         self.network = network
-        self.folder = Path(tempfile.mkdtemp(prefix="endstate-gateway-"))
+        self.folder = scratch("endstate-gateway-")
         self.routes = [Route(h, p, self.folder / f"{p}.sock") for h, p in network.ports]
         self._servers: list[asyncio.Server] = []
         self.active = 0

@@ -14,6 +14,7 @@ import os
 import secrets
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import time
@@ -38,6 +39,7 @@ from endstate.sandbox.spec import (
     BrowserStorage,
     SandboxSpec,
 )
+from endstate.scratch import scratch
 
 STORAGE_GRACE = 30.0  # seconds past the time limit for the supervisor to stop and read
 
@@ -83,7 +85,7 @@ class Sandbox:
 
     def __init__(self, spec: SandboxSpec) -> None:
         self.spec = spec
-        self.staging = Path(tempfile.mkdtemp(prefix="endstate-sandbox-"))  # mode 0700
+        self.staging = scratch("endstate-sandbox-")  # mode 0700
         self.proc: asyncio.subprocess.Process | None = None
         self.uid: int | None = None
         self.ns_init: int | None = None
@@ -330,6 +332,7 @@ class Sandbox:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(task, timeout=5)
         survivors = await asyncio.to_thread(self._survivors)
+        _remove_singleton_folder(self.staging / "work" / "browser")
         shutil.rmtree(self.staging, ignore_errors=True)
         gateway = self.gateway
         if gateway is not None:
@@ -394,3 +397,21 @@ def _free_port() -> int:
     from endstate.browser import free_port
 
     return free_port()
+
+
+def _remove_singleton_folder(profile: Path) -> None:
+    """An unsandboxed browser's profile names its singleton socket's folder, which Chromium
+    makes in the system's temporary folder and removes only when it shuts down cleanly; a
+    browser stopped by a kill leaves it, so it goes here, when it is this user's and named so."""
+    try:
+        folder = Path(os.readlink(profile / "SingletonSocket")).parent
+        info = folder.lstat()
+    except OSError:
+        return
+    if (
+        folder.parent == Path(tempfile.gettempdir())
+        and folder.name.startswith("org.chromium.Chromium.")
+        and stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.getuid()
+    ):
+        shutil.rmtree(folder, ignore_errors=True)
