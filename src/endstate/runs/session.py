@@ -310,15 +310,17 @@ def _resumed(
     return resumed
 
 
+def _blocked(tasks: list[Task]) -> dict[str, str]:
+    """The tasks the firewall blocks, with why: they are recorded, never run."""
+    verdicts = {task.id: firewall.verify(task) for task in tasks}
+    return {i: v.reason or "blocked" for i, v in verdicts.items() if v.status == "blocked"}
+
+
 async def execute(opts: RunOptions) -> RunResult:
     corpus = load_corpus(opts.corpus)  # refuses an edited vendored corpus
     task_ids = select_tasks(corpus, opts.tasks)
     tasks = [corpus.task(i) for i in task_ids]
-    blocked = {}
-    for task in tasks:
-        verdict = firewall.verify(task)
-        if verdict.status == "blocked":
-            blocked[task.id] = verdict.reason or "blocked"
+    blocked = _blocked(tasks)
     pinned = read_manifest_file(opts.pin) if opts.pin else None
     store: RunStore | None = RunStore(opts.resume) if opts.resume else None
     previous = store.read_manifest() if store else None
