@@ -93,3 +93,28 @@ def test_this_process_never_sweeps_its_own_root() -> None:
         assert folder.exists()
     finally:
         folder.rmdir()
+
+
+def test_processes_starting_and_sweeping_at_once_never_remove_a_live_folder(
+    tmp_path: Path,
+) -> None:
+    keeper = """
+import time
+from endstate.scratch import scratch, sweep
+for _ in range(40):  # each new folder races the other processes' sweeps
+    folder = scratch("endstate-test-")
+    for _ in range(5):
+        sweep()
+        assert folder.is_dir(), folder
+    time.sleep(0.001)
+print("kept", flush=True)
+"""
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    procs = [
+        subprocess.Popen([sys.executable, "-c", keeper], stdout=subprocess.PIPE, text=True, env=env)
+        for _ in range(6)
+    ]
+    outputs = [p.communicate(timeout=120)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 6
+    assert outputs == ["kept\n"] * 6
+    assert list(tmp_path.iterdir()) == []  # and each removed its own at exit

@@ -40,8 +40,11 @@ def process_root() -> Path:
         sweep()
         root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-"))
         root.chmod(0o755)  # folders inside keep their own modes; sandboxes must traverse it
-        alive = (root / LOCK_NAME).open("wb")
-        fcntl.flock(alive, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        # Locked before it takes its name, so no sweep ever sees it unlocked.
+        alive = (root / f"{LOCK_NAME}.new").open("wb")
+        with contextlib.suppress(OSError):  # no locks here (some network file systems):
+            fcntl.flock(alive, fcntl.LOCK_EX | fcntl.LOCK_NB)  # sweeps then leave it alone
+        os.rename(root / f"{LOCK_NAME}.new", root / LOCK_NAME)
         _root = (os.getpid(), root, alive)
         atexit.register(release)
         return root
