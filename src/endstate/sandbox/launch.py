@@ -332,7 +332,8 @@ class Sandbox:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(task, timeout=5)
         survivors = await asyncio.to_thread(self._survivors)
-        _remove_singleton_folder(self.staging / "work" / "browser")
+        if self.spec.isolation != "sandbox":  # a sandbox's browser profile dies with it
+            _remove_singleton_folder(self.staging / "work" / "browser")
         shutil.rmtree(self.staging, ignore_errors=True)
         gateway = self.gateway
         if gateway is not None:
