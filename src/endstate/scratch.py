@@ -79,8 +79,6 @@ def _abandoned(root: Path) -> bool:
         return False
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
         return False
-    if _root is not None and _root[1] == root:
-        return False
     try:
         fd = os.open(root / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW)
     except FileNotFoundError:
@@ -91,7 +89,7 @@ def _abandoned(root: Path) -> bool:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
-        return False  # its process holds the lock: alive
+        return False  # its process (this one too) holds the lock: alive
     finally:
         os.close(fd)  # closing drops the lock this probe may have taken
     return True

@@ -251,7 +251,7 @@ def test_a_worker_killed_mid_run_loses_no_attempt_and_scores_as_the_local_runner
     (use,) = manifest["executors"]
     assert use["kind"] == "ray" and use["workers_lost"] == 1 and use["attempts_lost"] == 0
     assert "1 worker(s) lost mid-run" in (run_dir / "report.txt").read_text()
-    assert not scratch_root[0].exists()  # swept by the worker that replaced it
+    assert not scratch_root[0].exists()  # swept, by its replacement at the latest
 
     began = time.monotonic()
     local = local_scores(spec, tmp_path / "local")

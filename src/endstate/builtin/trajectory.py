@@ -210,17 +210,18 @@ def as_replay(steps: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def write_replays(corpus: Path, folder: Path) -> int:
-    """One `<task id>.json` replay file per native task with a reference; how many were
+    """One `<task id>.json` replay file per task with a reference trajectory; how many were
     complete (played to the reference's own end)."""
+    from endstate.corpus.loader import load_corpus
+
     folder.mkdir(parents=True, exist_ok=True)
     complete = 0
-    for path in sorted(corpus.rglob("*.json")):
-        task = json.loads(path.read_text())
-        reference = task.get("reference") if isinstance(task, dict) else None
-        if not isinstance(reference, dict) or "id" not in task:
+    for task in load_corpus(corpus).tasks:
+        reference = task.grading.extra.get("reference")
+        if not reference:
             continue
         actions = as_replay(reference["steps"])
         complete += actions[-1:] != [{"type": "done", "message": STOPPED}]
         body = {"version": 1, "actions": actions}
-        (folder / f"{task['id']}.json").write_text(json.dumps(body, indent=1))
+        (folder / f"{task.id}.json").write_text(json.dumps(body, indent=1))
     return complete

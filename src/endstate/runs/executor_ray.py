@@ -77,6 +77,8 @@ def ray_started(settings: RaySettings, workers: int) -> Iterator[Any]:
     temp: str | None = None
     try:
         if settings.address is None:
+            # Directly in the temporary folder, not a scratch folder: Ray's session sockets
+            # live under it, and a socket path may not exceed 107 bytes.
             temp = tempfile.mkdtemp(prefix="endstate-ray-")
             cpus = max(os.cpu_count() or 1, math.ceil(workers * settings.cpus_per_worker))
             ray.init(

@@ -20,7 +20,7 @@ import endstate
 from endstate.agents.registry import AgentOptions
 from endstate.build import BuildInfo
 from endstate.errors import EndstateError
-from endstate.manifest import Manifest
+from endstate.manifest import AgentPin, Isolation, Manifest
 from endstate.runs.prices import PriceTable
 
 CORPUS_ENV = "ENDSTATE_RAY_CORPUS"  # a worker node's own location of the run's corpus
@@ -106,22 +106,22 @@ def environment_pins(
     }
 
 
-def agent_pins(agent: dict[str, Any], isolation: str) -> dict[str, str]:
-    return {"agent": json.dumps(agent, sort_keys=True, default=str), "isolation": isolation}
+def agent_pins(agent: AgentPin, isolation: Isolation | None) -> dict[str, str]:
+    contained = f"{isolation.mode}/{isolation.browser}" if isolation else "None"
+    return {
+        "agent": json.dumps(agent.model_dump(), sort_keys=True, default=str),
+        "isolation": contained,
+    }
 
 
 def run_pins(manifest: Manifest) -> dict[str, str]:
     """The pins every worker must match, from the driver's manifest."""
     env = manifest.environment
-    isolation = manifest.isolation
     return (
         corpus_pins(manifest.corpus.tree_hash)
         | build_pins(manifest.build)
         | environment_pins(env.kind, env.fingerprint, env.world_hash, env.pinned_clock, env.details)
-        | agent_pins(
-            manifest.agent.model_dump(),
-            f"{isolation.mode}/{isolation.browser}" if isolation else "None",
-        )
+        | agent_pins(manifest.agent, manifest.isolation)
     )
 
 

@@ -99,6 +99,15 @@ class Sandbox:
         self._facts: dict[str, Any] | None = None
         self.gateway: Gateway | None = None
 
+    @property
+    def _workdir(self) -> Path:
+        """An unsandboxed agent's working folder (HOME, TMPDIR, its browser's profile)."""
+        return self.staging / "work"
+
+    @property
+    def _unsandboxed_profile(self) -> Path:
+        return self._workdir / "browser"
+
     # -- launching ------------------------------------------------------------------------
     def _config(self, control_fd: int, sandboxed: bool, workdir: Path) -> dict[str, Any]:
         spec = self.spec
@@ -106,7 +115,7 @@ class Sandbox:
         browser = None
         if spec.browser:
             flags = list(BROWSER_FLAGS)
-            profile = "/tmp/browser-profile" if sandboxed else str(workdir / "browser")
+            profile = "/tmp/browser-profile" if sandboxed else str(self._unsandboxed_profile)
             flags.append(f"--user-data-dir={profile}")
             if not sandboxed and os.geteuid() == 0:
                 flags.append("--no-sandbox")  # Chromium refuses its sandbox as root
@@ -151,7 +160,7 @@ class Sandbox:
         sandboxed = spec.isolation == "sandbox"
         control_r, control_w = os.pipe()
         info_r, info_w = os.pipe()
-        workdir = self.staging / "work"
+        workdir = self._workdir
         workdir.mkdir()
         if sandboxed and spec.network is not None:
             self.gateway = Gateway(spec.network)
@@ -333,7 +342,7 @@ class Sandbox:
                 await asyncio.wait_for(task, timeout=5)
         survivors = await asyncio.to_thread(self._survivors)
         if self.spec.isolation != "sandbox":  # a sandbox's browser profile dies with it
-            _remove_singleton_folder(self.staging / "work" / "browser")
+            _remove_singleton_folder(self._unsandboxed_profile)
         shutil.rmtree(self.staging, ignore_errors=True)
         gateway = self.gateway
         if gateway is not None:
