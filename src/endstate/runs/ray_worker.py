@@ -25,8 +25,8 @@ import ray
 from endstate.agents.registry import make_agent
 from endstate.build import build_info
 from endstate.corpus.loader import load_corpus
+from endstate.corpus.lock import hash_tree, tree_hash
 from endstate.corpus.model import Task
-from endstate.errors import EndstateError
 from endstate.runs.runner import Runner, RunPlan
 from endstate.runs.session import RunOptions, agent_pin, start_environment, started_agent
 from endstate.runs.shared_browser import shared_browser
@@ -45,6 +45,13 @@ from endstate.runs.worker_pins import (
     pack_traces,
 )
 from endstate.scratch import scratch
+
+
+def _corpus_hash(root: Path) -> str:
+    """The tree hash of the corpus this node has (what `load_corpus` would pin)."""
+    if not root.is_dir():
+        return f"no corpus directory at {root}"
+    return tree_hash(hash_tree(root))
 
 
 class AttemptWorker:
@@ -83,14 +90,12 @@ class AttemptWorker:
 
     async def _start(self, spec: WorkerSpec) -> WorkerReady:
         root = node_corpus(spec)
-        try:
-            corpus = load_corpus(root)  # hashes the tree once: for the pin and the tasks
-        except EndstateError as exc:
-            hashed = "corpus tree hash"
-            return self._answer(root, [Mismatch(hashed, spec.expected[hashed], f"unusable: {exc}")])
-        found = corpus_pins(corpus.tree_hash) | build_pins(build_info())
+        # The tree hash first, so a node's other corpus is refused with its own hash, before
+        # the loader (which hashes it again) could refuse it for its own reasons.
+        found = corpus_pins(_corpus_hash(root)) | build_pins(build_info())
         if wrong := mismatches(spec.expected, found):
             return self._answer(root, wrong)
+        corpus = load_corpus(root)
         env = await self._stack.enter_async_context(
             start_environment(spec.env_kind, spec.seed, spec.world_seed, None, spec.system_options)
         )
