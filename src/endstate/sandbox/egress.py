@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from endstate.errors import EndstateError
-from endstate.sandbox.relay import relay
+from endstate.sandbox.relay import BACKLOG, relay
 
 HEAD_LIMIT = 32 * 1024
 
@@ -71,7 +71,9 @@ class EgressProxy:
     _server: asyncio.Server | None = field(default=None, repr=False)
 
     async def start(self) -> None:
-        self._server = await asyncio.start_unix_server(self._handle, path=str(self.socket_path))
+        self._server = await asyncio.start_unix_server(
+            self._handle, path=str(self.socket_path), backlog=BACKLOG
+        )
         os.chmod(self.socket_path, 0o666)
 
     async def aclose(self) -> None:

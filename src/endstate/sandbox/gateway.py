@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from endstate.errors import EndstateError
 from endstate.sandbox.egress import Destination, EgressProxy
-from endstate.sandbox.relay import relay
+from endstate.sandbox.relay import BACKLOG, relay
 from endstate.scratch import scratch
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -92,7 +92,9 @@ class Gateway:
     async def start(self) -> None:
         os.chmod(self.folder, 0o755)  # the sandbox user must reach the sockets, and only them
         for route in self.routes:
-            server = await asyncio.start_unix_server(self._handler(route), path=str(route.socket))
+            server = await asyncio.start_unix_server(
+                self._handler(route), path=str(route.socket), backlog=BACKLOG
+            )
             os.chmod(route.socket, 0o666)
             self._servers.append(server)
         if self.egress is not None:

@@ -19,6 +19,7 @@ import json
 import os
 import resource
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -51,16 +52,39 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
             writer.close()
 
 
+async def _connect_unix(path: str, patience_s: float = 5.0) -> socket.socket:
+    """A Unix socket connected to `path`. A listener whose backlog is full fails a
+    non-blocking connect at once (EAGAIN) where a TCP one would queue it; asyncio would take
+    that for a connect in progress and hand back an unconnected socket, so this waits and
+    tries again: the harness must see every connection, to relay it or count it refused."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        try:
+            sock.connect(path)
+            return sock
+        except BlockingIOError:
+            sock.close()
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.01)
+        except OSError:
+            sock.close()
+            raise
+
+
 async def _forward(port: int, socket_path: str) -> asyncio.Server:
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            up_reader, up_writer = await asyncio.open_unix_connection(socket_path)
+            sock = await _connect_unix(socket_path)
+            up_reader, up_writer = await asyncio.open_unix_connection(sock=sock)
         except OSError:
             writer.close()
             return
         await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
 
-    return await asyncio.start_server(handle, "127.0.0.1", port)
+    return await asyncio.start_server(handle, "127.0.0.1", port, backlog=1024)
 
 
 def start_forwarders(routes: list[dict[str, Any]]) -> None:
