@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-import statistics
-import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from endstate.envs import EmbeddedSuite
@@ -29,25 +28,39 @@ def test_template_is_built_once_and_reused(tmp_path: Path) -> None:
     assert sorted(p.suffix for p in tmp_path.iterdir()) == [".sqlite", ".sqlite"]
 
 
-def test_episode_copy_is_fast(tmp_path: Path) -> None:
+def test_episodes_are_copies_that_leave_the_template_and_each_other_alone(
+    tmp_path: Path,
+) -> None:
+    """What makes an episode cheap is that it is a file copy of a template built once; its
+    speed is measured in benchmarks/bench_envs.py, not asserted here."""
     template = template_path(generate_world(3), tmp_path / "cache")
-    times = []
-    for i in range(20):
-        started = time.perf_counter()
-        db = EpisodeDB.create(template, tmp_path / f"e{i}.sqlite", "2026-03-02T09:00:00")
-        db.rows("SELECT 1 FROM referrals LIMIT 1")
-        times.append(time.perf_counter() - started)
-        db.close()
-    assert statistics.median(times) < 0.050
+    before = template.read_bytes()
+    first = EpisodeDB.create(template, tmp_path / "e1.sqlite", "2026-03-02T09:00:00")
+    second = EpisodeDB.create(template, tmp_path / "e2.sqlite", "2026-03-02T09:00:00")
+    ref = first.rows("SELECT id FROM referrals ORDER BY id LIMIT 1")[0]["id"]
+    with first.change(system="ehr", page="/t", kind="test", detail={}) as c:
+        c.execute("UPDATE referrals SET worklist_status = 'cleared' WHERE id = ?", (ref,))
+    status = "SELECT worklist_status FROM referrals WHERE id = ?"
+    assert first.rows(status, (ref,))[0]["worklist_status"] == "cleared"
+    assert second.rows(status, (ref,))[0]["worklist_status"] != "cleared"
+    assert second.delta() == {}
+    first.close()
+    second.close()
+    assert template.read_bytes() == before
 
 
-def test_episode_creation_over_the_grading_channel_is_fast(suite: EmbeddedSuite) -> None:
-    created = []
-    for _ in range(10):
-        info = suite.open_episode()
-        created.append(info.created_ms)
+def test_every_episode_over_the_grading_channel_reports_its_creation_time_and_closes(
+    suite: EmbeddedSuite,
+) -> None:
+    infos = [suite.open_episode() for _ in range(3)]
+    assert len({info.id for info in infos}) == 3
+    assert all(info.created_ms > 0 for info in infos)
+    for info in infos:
+        state = suite.state(info.id)
+        assert state["episode"]["id"] == info.id and state["delta"] == {}
         suite.close_episode(info.id)
-    assert statistics.median(created) < 50.0
+        with pytest.raises(httpx.HTTPStatusError, match="410 Gone"):
+            suite.state(info.id)
 
 
 def _db(tmp_path: Path) -> EpisodeDB:
