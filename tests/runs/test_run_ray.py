@@ -158,11 +158,17 @@ def replays(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+# How long a replayed step waits for its target, on both executors. The default 3 s is the
+# agent's own pin; on a loaded machine a step may wait longer, and a step that timed out on
+# one executor and not on the other would differ in score for the machine's sake, not Ray's.
+ACTION_TIMEOUT_S = 15.0
+
+
 def local_scores(spec: str, out: Path, tasks: str | None = None) -> dict[tuple[str, str], float]:
     """The same corpus and agent on the local asyncio runner."""
     opts = RunOptions(
         corpus=builtin_corpus_path(),
-        agent=make_agent(spec),
+        agent=make_agent(spec, AgentOptions(action_timeout_s=ACTION_TIMEOUT_S)),
         agent_spec=spec,
         out=out,
         workers=2,
@@ -217,6 +223,7 @@ def test_a_worker_killed_mid_run_loses_no_attempt_and_scores_as_the_local_runner
     proc = subprocess.Popen(
         [sys.executable, "-m", "endstate", "run", "--corpus", "builtin", "--agent", spec,
          "--executor", "ray", "--ray-address", cluster.address, "--workers", "2",
+         "--action-timeout", str(ACTION_TIMEOUT_S),
          "--out", str(out)],
         env=cli_env(cluster.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -250,6 +257,8 @@ def test_a_worker_killed_mid_run_loses_no_attempt_and_scores_as_the_local_runner
     manifest = json.loads((run_dir / "manifest.json").read_text())
     (use,) = manifest["executors"]
     assert use["kind"] == "ray" and use["workers_lost"] == 1 and use["attempts_lost"] == 0
+    if agent == "replay":  # the workers' agents were made with it, or their pins refused them
+        assert manifest["agent"]["config"]["timeout_ms"] == ACTION_TIMEOUT_S * 1000
     assert "1 worker(s) lost mid-run" in (run_dir / "report.txt").read_text()
     assert not scratch_root[0].exists()  # swept, by its replacement at the latest
 

@@ -13,6 +13,7 @@ from endstate.errors import EndstateError
 
 if TYPE_CHECKING:
     from endstate.agents.computer import ComputerBackend
+    from endstate.agents.perform import ActOptions
 
 
 def _null(arg: str, options: AgentOptions) -> Agent:
@@ -33,13 +34,21 @@ def _command(arg: str, options: AgentOptions) -> Agent:
     )
 
 
+def _acting(options: AgentOptions) -> ActOptions:
+    """How the replay and llm agents perform an action: `--action-timeout` bounds the wait
+    for its target, which a loaded machine may need longer than the default."""
+    from endstate.agents.perform import ActOptions
+
+    return ActOptions(timeout_ms=options.action_timeout_s * 1000)
+
+
 def _replay(arg: str, options: AgentOptions) -> Agent:
     from endstate.agents.replay import ReplayAgent
 
     path = Path(arg)
     if not path.exists():
         raise EndstateError(f"{path}: no trajectory file or folder there")
-    return ReplayAgent(path)
+    return ReplayAgent(path, options=_acting(options))
 
 
 def _llm_tools(arg: str, options: AgentOptions) -> Agent:
@@ -71,6 +80,7 @@ def _llm(arg: str, options: AgentOptions) -> Agent:
         prompt_mode=options.prompt_mode,  # type: ignore[arg-type]
         max_steps=options.max_steps,
         temperature=options.temperature,
+        options=_acting(options),
     )
 
 

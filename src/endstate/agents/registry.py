@@ -42,6 +42,7 @@ class AgentOptions:
     screens_cap_mb: float = 20.0  # computer-use agents: screenshots kept per attempt's trace
     tool_version: str | None = None  # cu-anthropic: the computer tool's pinned version
     keep_images: int = 3  # cu-anthropic: screenshots kept in the conversation
+    action_timeout_s: float = 3.0  # replay and llm agents: how long one action waits
 
 
 @dataclass(frozen=True)

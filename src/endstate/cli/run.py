@@ -21,6 +21,7 @@ from endstate.cli.judge import (
     exit_if_graded_nothing,
 )
 from endstate.cli.run_options import (
+    ActionTimeout,
     AgentBaseUrl,
     AgentEgress,
     AgentEnv,
@@ -77,6 +78,7 @@ def run(
     attempts: Attempts = None,
     workers: Workers = None,
     max_steps: MaxSteps = None,
+    action_timeout: ActionTimeout = None,
     time_limit: TimeLimit = None,
     tasks: Tasks = None,
     out: Out = Path("runs"),
@@ -151,6 +153,7 @@ def run(
         viewport=viewport,
         screens_cap=screens_cap,
         prices=prices,
+        action_timeout=action_timeout,
     )
     s = settle(given, RunStore(resume).read_manifest() if resume else None)
     assert s.judge_base_url is not None
@@ -208,6 +211,7 @@ def _run_options(
         marks=bool(s.marks),
         viewport=s.viewport or "1280x800",
         screens_cap_mb=s.screens_cap if s.screens_cap is not None else 20.0,
+        action_timeout_s=s.action_timeout if s.action_timeout is not None else 3.0,
     )
     made = make_agent(s.agent, agent_options)
     from endstate.builtin import builtin_corpus_path, named_corpus

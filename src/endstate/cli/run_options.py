@@ -47,6 +47,15 @@ MaxSteps = Annotated[
     int | None,
     typer.Option("--max-steps", min=1, help="Actions a built-in agent may take (default 50)."),
 ]
+ActionTimeout = Annotated[
+    float | None,
+    typer.Option(
+        "--action-timeout",
+        metavar="SECONDS",
+        min=0.1,
+        help="Replay and llm agents: how long one action waits for its target (default 3).",
+    ),
+]
 TimeLimit = Annotated[
     float | None, typer.Option("--time-limit", min=1, help="Seconds per attempt (default 300).")
 ]

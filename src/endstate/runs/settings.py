@@ -49,6 +49,7 @@ class RunSettings:
     viewport: str | None = None
     screens_cap: float | None = None  # MB of screenshots per attempt's trace
     prices: Path | None = None
+    action_timeout: float | None = None  # replay and llm agents: seconds one action waits
 
 
 DEFAULTS = RunSettings(
@@ -70,6 +71,7 @@ DEFAULTS = RunSettings(
     marks=False,
     viewport="1280x800",
     screens_cap=20.0,
+    action_timeout=3.0,
 )
 FLAGS = {f.name: "--" + f.name.replace("_", "-") for f in fields(RunSettings)}
 
@@ -113,7 +115,14 @@ def from_manifest(manifest: Manifest) -> RunSettings:
         user_base_url=_user(manifest, "base_url"),
         **_computer_use(config),
         prices=Path(manifest.prices.path) if manifest.prices else None,
+        action_timeout=_action_timeout(config),
     )
+
+
+def _action_timeout(config: dict[str, Any]) -> float | None:
+    """The action timeout a replay or llm agent's config pins, in seconds."""
+    ms = config.get("action_timeout_ms", config.get("timeout_ms"))
+    return ms / 1000 if isinstance(ms, (int, float)) else None
 
 
 def _agent_base_url(manifest: Manifest) -> str | None:
