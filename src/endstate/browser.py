@@ -5,6 +5,12 @@ otherwise Playwright's own bundled Chromium is used. Headless, the harness uses 
 headless shell where it is installed (Debian's `chromium-headless-shell`, the build
 Playwright itself runs headless): the same Blink, without the browser UI a full Chromium
 sets up for every context, so an attempt's fresh context costs a fraction as much.
+
+Playwright's driver makes each browser's profile folder in its temporary folder and removes
+it when the browser closes, but not when the browser, the driver or this process is killed
+(and a killed browser's children may write into it after). So the driver starts with its
+temporary folder in this process's scratch (`endstate.scratch`): whatever it leaves goes when
+the driver stops, or with the process's scratch root if nothing stops it.
 """
 
 from __future__ import annotations
@@ -12,15 +18,18 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from playwright.async_api import Browser as AsyncBrowser
+from playwright.async_api import Playwright as AsyncPlaywright
 from playwright.async_api import async_playwright
 from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
+
+from endstate.scratch import scratch
 
 SYSTEM_CHROMIUM = Path("/usr/bin/chromium")
 SYSTEM_HEADLESS_SHELL = Path("/usr/bin/chromium-headless-shell")
@@ -57,17 +66,51 @@ def launch_options(headless: bool, extra_args: tuple[str, ...] = ()) -> dict[str
     }
 
 
+@contextmanager
+def _driver_temp(folder: Path) -> Iterator[None]:
+    """The temporary folder of a Playwright driver started inside (and of its browsers): the
+    driver copies this process's environment when it starts, so it is set only meanwhile."""
+    saved = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(folder)
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = saved
+
+
+@asynccontextmanager
+async def playwright_driver() -> AsyncIterator[AsyncPlaywright]:
+    """Playwright's driver, its temporary folder in this process's scratch (removed after)."""
+    folder = scratch("endstate-browser-")
+    manager = async_playwright()
+    try:
+        with _driver_temp(folder):
+            playwright = await manager.__aenter__()
+        try:
+            yield playwright
+        finally:
+            await manager.__aexit__(None, None, None)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 class BrowserHost:
     """A headless Chromium shared by many attempts; each attempt gets its own context."""
 
     def __init__(self, *, headless: bool = True) -> None:
-        self._playwright: Playwright | None = sync_playwright().start()
+        self._folder = scratch("endstate-browser-")
+        with _driver_temp(self._folder):
+            self._playwright: Playwright | None = sync_playwright().start()
         options = launch_options(headless)
         try:
             self.browser: Browser = self._playwright.chromium.launch(**options)
         except Exception:
             self._playwright.stop()
             self._playwright = None
+            shutil.rmtree(self._folder, ignore_errors=True)
             raise
         self.executable = options["executable_path"] or "playwright-bundled"
 
@@ -89,6 +132,7 @@ class BrowserHost:
         finally:
             self._playwright.stop()
             self._playwright = None
+            shutil.rmtree(self._folder, ignore_errors=True)
 
     def __enter__(self) -> BrowserHost:
         return self
@@ -121,7 +165,7 @@ async def async_browser(
     extra: tuple[str, ...] = ()
     if cdp_port is not None:
         extra = (f"--remote-debugging-port={cdp_port}", "--remote-debugging-address=127.0.0.1")
-    async with async_playwright() as pw:
+    async with playwright_driver() as pw:
         browser = await pw.chromium.launch(**launch_options(headless, extra))
         try:
             yield browser

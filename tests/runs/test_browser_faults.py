@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from endstate.agents.base import AgentOutcome, AttemptContext, InProcessAgent
 from endstate.runs.session import RunOptions, execute
+from endstate.scratch import process_root
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -36,6 +37,12 @@ def _our_browsers() -> list[int]:
         if _descends_from(int(entry.name), os.getpid(), status):
             found.append(int(entry.name))
     return found
+
+
+def _profile(pid: int) -> Path:
+    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    (arg,) = [a for a in cmdline if a.startswith(b"--user-data-dir=")]
+    return Path(arg.split(b"=", 1)[1].decode())
 
 
 def _descends_from(pid: int, ancestor: int, status: str) -> bool:
@@ -65,6 +72,7 @@ class BrowserKiller(InProcessAgent):
     def __init__(self) -> None:
         self.killed = False
         self.titles: list[str] = []
+        self.profiles: list[Path] = []  # the killed browsers' profile folders
 
     def config(self) -> dict[str, Any]:
         return {}
@@ -74,6 +82,7 @@ class BrowserKiller(InProcessAgent):
         if not self.killed:
             self.killed = True
             for pid in _our_browsers():
+                self.profiles.append(_profile(pid))
                 os.kill(pid, signal.SIGKILL)
             deadline = time.monotonic() + 10
             while page.context.browser and page.context.browser.is_connected():
@@ -107,3 +116,9 @@ def test_a_browser_that_dies_mid_run_is_relaunched_and_the_attempt_is_unmeasurab
     assert first.infrastructure and first.infrastructure.kind == "browser"
     assert [r.status for r in rest] == ["failed", "failed"]  # scored, on a relaunched browser
     assert len(agent.titles) == 2 and all(agent.titles)  # pages that really loaded
+    # The killed browser's profile folder lived in this process's scratch, and went with the
+    # run's driver: nothing is left in the system's temporary folder to pile up.
+    assert agent.profiles
+    for profile in agent.profiles:
+        assert profile.is_relative_to(process_root()), profile
+        assert not profile.exists()

@@ -73,9 +73,9 @@ async def shared_browser(
     if not needed:
         yield None
         return
-    from playwright.async_api import async_playwright
+    from endstate.browser import playwright_driver
 
-    async with async_playwright() as pw:
+    async with playwright_driver() as pw:
         shared = SharedBrowser(pw, await _launch(pw, headless), headless)
         try:
             yield shared
