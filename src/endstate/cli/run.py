@@ -198,7 +198,7 @@ def _run_options(
         raise EndstateError(f"--prompt-mode {s.prompt_mode!r}: expected task or task+guidance")
     parse_observation(s.observe or "screenshot")  # refused in one line, whatever the agent
     parse_viewport(s.viewport or "1280x800")
-    assert s.agent is not None and s.max_steps is not None
+    assert s.agent is not None and s.max_steps is not None and s.action_timeout is not None
     agent_options = AgentOptions(
         base_url=s.agent_base_url,
         prompt_mode=s.prompt_mode,
@@ -211,7 +211,7 @@ def _run_options(
         marks=bool(s.marks),
         viewport=s.viewport or "1280x800",
         screens_cap_mb=s.screens_cap if s.screens_cap is not None else 20.0,
-        action_timeout_s=s.action_timeout if s.action_timeout is not None else 3.0,
+        action_timeout_s=s.action_timeout,
     )
     made = make_agent(s.agent, agent_options)
     from endstate.builtin import builtin_corpus_path, named_corpus

@@ -84,6 +84,7 @@ async def _forward(port: int, socket_path: str) -> asyncio.Server:
             return
         await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
 
+    # As relay.BACKLOG (nothing of endstate can be imported in here).
     return await asyncio.start_server(handle, "127.0.0.1", port, backlog=1024)
 
 
