@@ -19,52 +19,10 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
 
 
-def _our_browsers() -> list[int]:
-    """Main Chromium processes launched by Playwright from this process (not renderers)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        if b"--remote-debugging-pipe" not in cmdline or any(
-            a.startswith(b"--type=") for a in cmdline
-        ):
-            continue
-        if _descends_from(int(entry.name), os.getpid(), status):
-            found.append(int(entry.name))
-    return found
-
-
-def _started(pid: int) -> int:
-    """A process's start time, in clock ticks since boot (/proc/PID/stat, field 22)."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    return int(stat.rsplit(")", 1)[1].split()[19])
-
-
 def _profile(pid: int) -> Path:
     cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     (arg,) = [a for a in cmdline if a.startswith(b"--user-data-dir=")]
     return Path(arg.split(b"=", 1)[1].decode())
-
-
-def _descends_from(pid: int, ancestor: int, status: str) -> bool:
-    for _ in range(10):
-        ppid = int(
-            next(line for line in status.splitlines() if line.startswith("PPid:")).split()[1]
-        )
-        if ppid == ancestor:
-            return True
-        if ppid <= 1:
-            return False
-        try:
-            status = Path(f"/proc/{ppid}/status").read_text()
-        except OSError:
-            return False
-    return False
 
 
 class BrowserKiller(InProcessAgent):
@@ -87,9 +45,13 @@ class BrowserKiller(InProcessAgent):
         assert page is not None
         if not self.killed:
             self.killed = True
-            # The run's browser is the newest of this process's (a test file run before may
-            # have left a browser of its own fixtures alive in this worker).
-            pid = max(_our_browsers(), key=_started)
+            # The browser this page lives in, as Chromium itself names it (other browsers of
+            # this worker's earlier test files may still be alive beside it).
+            browser = page.context.browser
+            assert browser is not None
+            cdp = await browser.new_browser_cdp_session()
+            info = await cdp.send("SystemInfo.getProcessInfo")
+            (pid,) = [p["id"] for p in info["processInfo"] if p["type"] == "browser"]
             self.profile = _profile(pid)
             os.kill(pid, signal.SIGKILL)
             deadline = time.monotonic() + 10
