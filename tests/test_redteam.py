@@ -7,7 +7,9 @@ processes behind — and the red team says so.
 
 from __future__ import annotations
 
+import importlib
 import json
+import math
 import os
 import re
 import subprocess
@@ -16,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from endstate import redteam
+from endstate.agents.agent_output import read_final_line
 from endstate.errors import EndstateError
 from endstate.redteam.attacks import ATTACKS
 from endstate.redteam.suite import run_redteam
@@ -60,6 +64,8 @@ def test_every_attack_holds_against_the_installed_harness(tmp_path: Path) -> Non
     assert "file:///etc/passwd: Error" in findings["shared-browser"]["evidence"]
     assert "claim done" in findings["false-claim"]["evidence"]
     assert "victim attempt(s), all untouched" in findings["victims untouched"]["evidence"]
+    assert "lone surrogates written as escapes" in findings["lone-surrogate"]["evidence"]
+    assert "5,000 digits" in findings["number-bombs"]["evidence"]
 
 
 def test_without_a_sandbox_the_same_attacks_break(tmp_path: Path) -> None:
@@ -91,3 +97,28 @@ def test_without_a_sandbox_a_forged_record_stops_the_run_and_is_reported(tmp_pat
 def test_an_unknown_attack_is_a_clear_error() -> None:
     with pytest.raises(EndstateError, match="--attack 'telepathy': unknown"):
         run_redteam(["telepathy"])
+
+
+def test_the_output_attacks_break_a_naive_reader_and_not_the_harness() -> None:
+    """Each final line really breaks reading it the plain way (decode, write as UTF-8, keep the
+    number), which is what the harness did before its reading became total; the harness reads
+    every one without raising and names each repair."""
+    sys.path.insert(0, str(Path(redteam.__file__).parent))
+    try:
+        hostile_output = importlib.import_module("hostile_output")
+    finally:
+        sys.path.pop(0)
+    with pytest.raises(UnicodeEncodeError):
+        json.dumps(json.loads(hostile_output.SURROGATE_LINE), ensure_ascii=False).encode()
+    with pytest.raises(ValueError, match="4300 digits"):
+        json.loads(hostile_output.DIGITS_LINE)
+    assert math.isinf(json.loads(hostile_output.INFINITE_LINE)["steps"])
+    assert json.loads(hostile_output.HUGE_LINE)["steps"] > 2**63  # no Parquet int64 holds it
+    for line in (
+        hostile_output.SURROGATE_LINE,
+        hostile_output.DIGITS_LINE,
+        hostile_output.INFINITE_LINE,
+        hostile_output.HUGE_LINE,
+    ):
+        final = read_final_line(line)
+        assert final.problems and 0 <= final.steps <= 10**6

@@ -105,11 +105,34 @@ class FirewallSummary(BaseModel):
     blocked: dict[str, str] = Field(default_factory=dict, description="task id -> reason")
 
 
+class AgentOutputLimits(BaseModel):
+    """What the harness keeps of an agent's own account of one attempt (its final line,
+    messages, actions), in its record and its trace folder; beyond a bound, the value is cut
+    or refused and the repair named in the attempt's `output_problems`."""
+
+    final_line_bytes: int = Field(
+        default=1_000_000, description="The final JSON line; a longer one is refused."
+    )
+    message_chars: int = Field(default=1_000_000, description="The final message kept.")
+    text_chars: int = Field(
+        default=20_000, description="An error, an action's result or a model's words."
+    )
+    actions: int = Field(default=5_000, description="Actions kept in a trace (the first ones).")
+    actions_bytes: int = Field(
+        default=8 * 1024 * 1024, description="Bytes of actions.json; later actions dropped."
+    )
+    steps: int = Field(default=1_000_000, description="A reported step count beyond is none.")
+    integer_digits: int = Field(
+        default=30, description="Digits of an integer on the final line; more refuse the line."
+    )
+
+
 class RunLimits(BaseModel):
     attempts: int
     workers: int
     max_steps: int
     time_limit: float
+    agent_output: AgentOutputLimits = Field(default_factory=AgentOutputLimits)
 
 
 class Overlap(BaseModel):

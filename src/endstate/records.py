@@ -110,10 +110,15 @@ class SandboxFacts(BaseModel):
 class AttemptFacts(BaseModel):
     """What happened during an attempt, as recorded by the harness. Never a scoring input."""
 
-    claim: str = Field(description="The agent's own claim: done, gave_up, error, timeout, ...")
-    final_message: str | None = None
-    agent_error: str | None = None
+    claim: SafeText = Field(description="The agent's own claim: done, gave_up, error, timeout, ...")
+    final_message: SafeText | None = None
+    agent_error: SafeText | None = None
     steps: int = 0
+    output_problems: list[SafeText] | None = Field(
+        default=None,
+        description="What the harness had to cut or repair in the agent's output to record it "
+        "(oversized, undecodable or out-of-range values), each with its size.",
+    )
     prompt_tokens: int | None = Field(default=None, description="Input tokens of every call.")
     completion_tokens: int | None = Field(default=None, description="Output tokens.")
     images: int | None = Field(default=None, description="Screenshots sent to the model.")
@@ -146,7 +151,7 @@ class AttemptFacts(BaseModel):
     )
 
 
-InfrastructureKind = Literal["environment", "readback", "browser", "sandbox", "executor"]
+InfrastructureKind = Literal["environment", "readback", "browser", "sandbox", "executor", "harness"]
 
 
 class InfrastructureFault(BaseModel):
@@ -156,8 +161,9 @@ class InfrastructureFault(BaseModel):
     fault itself: the environment refused an episode (`environment`), the end state could not
     be read back (`readback`), the shared browser died (`browser`), the agent's sandbox never
     started (`sandbox`), the distributed worker running the attempt was lost on every try
-    (`executor`). A crash or a timeout of the agent is not evidence: a comparison charges
-    those to the system."""
+    (`executor`), the harness's own handling of the attempt failed (`harness`: a defect of
+    endstate's, named so it is never charged to the agent). A crash or a timeout of the agent
+    is not evidence: a comparison charges those to the system."""
 
     kind: InfrastructureKind
     call: str = Field(description="What the harness was doing, e.g. `read_state`.")

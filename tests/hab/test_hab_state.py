@@ -42,6 +42,7 @@ from endstate.hab.state_reader import (
     read_state_document,
     snapshot_from_storage,
 )
+from endstate.scoring.states import writable_state
 
 TASK, RUN = "easy_7", "a1b2c3d4"  # what every fixture's keys are written for
 STAMP = "2026-02-25T09:00:00-08:00"  # the portals' frozen clock: every write carries it
@@ -150,6 +151,19 @@ def test_input_the_harness_would_crash_on_is_a_named_error() -> None:
     assert isinstance(caught.value, ValueError)
     quiet = {"entries": [{"key": TAB1, "updatedAt": 5, "emr": {}}]}  # never compared: no crash
     assert dump(assemble_state(quiet, TASK, RUN)) == dump(state([]))
+
+
+def test_a_lone_surrogate_in_stored_json_reaches_the_document_and_is_written_as_an_escape() -> None:
+    # "\\ud800" is plain ASCII in the stored text; decoded, it is a lone surrogate.
+    key = f"portals_state:{TASK}:{RUN}:tab-1"
+    text = '{"updatedAt": "2026-01-01T00:00:00Z", "emr": {"note": "\\ud800"}}'
+    doc = state([(key, text)])
+    assert doc["full_state"]["note"] == "\ud800"
+    kept, raw = writable_state(doc)
+    assert kept["full_state"]["note"] == "\\ud800"  # the document scored is the one written
+    assert json.loads(raw.decode("utf-8")) == kept
+    untouched = state([])
+    assert writable_state(untouched)[0] is untouched  # nothing to repair: the same object
 
 
 def test_assembling_leaves_its_input_alone() -> None:

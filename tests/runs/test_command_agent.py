@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from endstate.agents.agent_output import read_final_line
 from endstate.agents.base import AgentOutcome, AttemptContext, RunResources
-from endstate.agents.command import CommandAgent, parse_final_message
+from endstate.agents.command import CommandAgent
 from endstate.errors import EndstateError
 from endstate.firewall import Projection
 from endstate.sandbox.platform import probe
@@ -307,7 +308,8 @@ def test_bad_isolation_and_empty_commands_are_clear_errors() -> None:
     ],
 )
 def test_final_message_parsing(stdout: str, claim: str, message: str | None) -> None:
-    assert parse_final_message(stdout)[:2] == (claim, message)
+    final = read_final_line(stdout)
+    assert (final.claim, final.message) == (claim, message)
 
 
 @requires_sandbox

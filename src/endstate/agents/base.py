@@ -116,6 +116,11 @@ class AgentOutcome(BaseModel):
     browser_storage_error: str | None = Field(
         default=None, description="Why the agent's browser storage could not be read."
     )
+    output_problems: list[str] = Field(
+        default_factory=list,
+        description="What reading the agent's output had to refuse, cut or repair, each with "
+        "its size (recorded in the attempt's facts; never a scoring input).",
+    )
 
 
 class Agent(Protocol):

@@ -11,13 +11,13 @@ of its own browser) and prints its final JSON message on stdout.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shlex
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from endstate.agents.agent_output import read_final_line
 from endstate.agents.base import AgentClaim, AgentOutcome, AttemptContext, RunResources
 from endstate.errors import EndstateError
 from endstate.manifest import Isolation
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from endstate.sandbox.spec import SandboxSpec
 
 PASSED_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ")
-CLAIMS: tuple[AgentClaim, ...] = ("done", "gave_up", "error")
 IsolationMode = Literal["sandbox", "none"]
 
 
@@ -45,25 +44,6 @@ def agent_input(ctx: AttemptContext, cdp_endpoint: str | None) -> dict[str, Any]
         "max_steps": ctx.max_steps,
         "time_limit": ctx.time_limit,
     }
-
-
-def parse_final_message(stdout: str) -> tuple[AgentClaim, str | None, int]:
-    """The last JSON object line on stdout: {"claim": ..., "message": ..., "steps": ...}."""
-    for line in reversed(stdout.strip().splitlines()):
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, dict):
-            claim = data.get("claim", "done")
-            steps = data.get("steps", 0)
-            message = data.get("message")
-            return (
-                claim if claim in CLAIMS else "error",
-                message if isinstance(message, str) or message is None else json.dumps(message),
-                steps if isinstance(steps, int) and not isinstance(steps, bool) else 0,
-            )
-    return "error", None, 0
 
 
 def browser_version(executable: str) -> str | None:
@@ -216,23 +196,50 @@ class CommandAgent:
             return AgentOutcome(claim="error", infrastructure_error=f"sandbox: {exc}")
         try:
             result = await sandbox.run(agent_input(ctx, sandbox.cdp_endpoint), ctx.time_limit)
+        except Exception as exc:  # the harness's side of the sandbox failed: not the agent
+            facts = await asyncio.shield(sandbox.destroy())
+            return AgentOutcome(
+                claim="error",
+                infrastructure_error=f"sandbox: {type(exc).__name__}: {exc}",
+                sandbox=SandboxFacts.model_validate(facts),
+            )
         finally:
             await asyncio.shield(sandbox.destroy())
         return self._outcome(ctx, result)
 
     def _outcome(self, ctx: AttemptContext, result: SandboxResult) -> AgentOutcome:
-        stdout, stderr = result.stdout.text(), result.stderr.text()
-        if ctx.trace_dir:
-            (ctx.trace_dir / "agent.stdout.txt").write_bytes(stdout)
-            (ctx.trace_dir / "agent.stderr.txt").write_bytes(stderr)
+        """The agent's account, read totally: whatever it printed, its sandbox facts stay."""
         facts = SandboxFacts.model_validate(result.facts)
         storage = {
             "browser_storage": result.storage,
             "browser_storage_error": result.storage_error,
         }
+        try:
+            return self._account(ctx, result, facts, storage)
+        except Exception as exc:  # the harness's own fault, never the agent's
+            return AgentOutcome(
+                claim="error",
+                infrastructure_error=f"harness: reading the agent's output failed: "
+                f"{type(exc).__name__}: {exc}",
+                sandbox=facts,
+                **storage,
+            )
+
+    def _account(
+        self,
+        ctx: AttemptContext,
+        result: SandboxResult,
+        facts: SandboxFacts,
+        storage: dict[str, Any],
+    ) -> AgentOutcome:
+        stdout, stderr = result.stdout.text(), result.stderr.text()
+        if ctx.trace_dir:
+            (ctx.trace_dir / "agent.stdout.txt").write_bytes(stdout)
+            (ctx.trace_dir / "agent.stderr.txt").write_bytes(stderr)
         if result.timed_out:
             return AgentOutcome(claim="timeout", error=result.error, sandbox=facts, **storage)
-        claim, message, steps = parse_final_message(stdout.decode(errors="replace"))
+        final = read_final_line(stdout.decode(errors="replace"))
+        claim: AgentClaim = final.claim
         error = result.error
         if result.status is None:
             claim = "error"
@@ -240,8 +247,14 @@ class CommandAgent:
             claim = "error"
             tail = stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
             error = f"exited with status {result.status}: {tail[0][:200]}"
-        elif message is None and claim == "error":
+        elif not final.found:
             error = "no final JSON message on stdout"
         return AgentOutcome(
-            claim=claim, final_message=message, steps=steps, error=error, sandbox=facts, **storage
+            claim=claim,
+            final_message=final.message,
+            steps=final.steps,
+            error=error,
+            sandbox=facts,
+            output_problems=list(final.problems),
+            **storage,
         )

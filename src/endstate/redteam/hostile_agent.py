@@ -41,6 +41,10 @@ from hostile_kit import (  # type: ignore[import-not-found]  # its sibling modul
     walk,
     wrote,
 )
+from hostile_output import (  # type: ignore[import-not-found]  # its sibling module
+    lone_surrogate,
+    number_bombs,
+)
 from hostile_system import (  # type: ignore[import-not-found]  # its sibling module
     disk_fill,
     exhaustion,
@@ -368,6 +372,8 @@ ATTACKS = {
     "signals": signals,
     "false-claim": false_claim,
     "victim": victim,
+    "lone-surrogate": lone_surrogate,
+    "number-bombs": number_bombs,
 }
 
 

@@ -36,7 +36,12 @@ if TYPE_CHECKING:
     from endstate.scoring.judge import Judge
 
 HOSTILE_AGENT = Path(__file__).with_name("hostile_agent.py")
-HOSTILE_FILES = ("hostile_agent.py", "hostile_kit.py", "hostile_system.py")  # program, siblings
+HOSTILE_FILES = (  # the program, then its siblings
+    "hostile_agent.py",
+    "hostile_kit.py",
+    "hostile_system.py",
+    "hostile_output.py",
+)
 SURVIVOR_MARK = b"es-rt-survivor"
 JUDGE_KEY_ENV = "ENDSTATE_JUDGE_API_KEY"
 Verdict = Literal["held", "broken", "skipped"]
@@ -157,10 +162,19 @@ def _judge_attack(
     sandbox = record.facts.sandbox if record.facts else None
     if sandbox is not None and sandbox.survivors:
         return broken(f"{sandbox.survivors} process(es) outlived its attempt")
+    repaired = (record.facts.output_problems if record.facts else None) or []
+    if attack.repairs:
+        if sandbox is None:
+            return broken("its attempt was recorded without its sandbox facts")
+        unnamed = [r for r in attack.repairs if not any(r in p for p in repaired)]
+        if unnamed:
+            return broken(f"the harness did not name the repair {unnamed[0]!r}: {repaired}")
     tried = "; ".join(report.get("tried") or []) or "ran"
     notes = "; ".join(report.get("notes") or [])
     claim = record.facts.claim if record.facts else "?"
     evidence = f"{record.status}, score {record.score:g}, claim {claim}; tried: {tried}"
+    if repaired:
+        evidence += "; repaired: " + "; ".join(repaired)
     return Finding(attack.name, attack.threat, "held", evidence + (f" — {notes}" if notes else ""))
 
 

@@ -270,8 +270,17 @@ def agent_isolation_text(isolation: Isolation | None, records: list[TaskRecord])
     survivors = sum(s.survivors or 0 for s in sandboxes)
     truncated = sum(s.output_truncated for s in sandboxes)
     browser_off = sum(1 for s in sandboxes if (s.browser_sandbox or "").startswith("off"))
+    # Teardown is stated only for the attempts whose teardown the harness observed.
+    attempted = [r for r in records if r.status != "blocked" and r.error != NOT_RECORDED]
+    unseen = len(attempted) - len(sandboxes)
+    who = (
+        "every attempt's agent ran"
+        if unseen <= 0
+        else f"the agent ran, in the {len(sandboxes)} of {len(attempted)} attempts whose "
+        "teardown the harness observed,"
+    )
     return (
-        "every attempt's agent ran in its own sandbox (bubblewrap namespaces: mount, pid, net, "
+        f"{who} in its own sandbox (bubblewrap namespaces: mount, pid, net, "
         "ipc, uts; its own unprivileged uid; a read-only view with nothing of the harness, "
         "corpus, run directory or caches; network only to the environment's agent-facing "
         f"ports) with {browser}"
@@ -279,6 +288,12 @@ def agent_isolation_text(isolation: Isolation | None, records: list[TaskRecord])
         + "; the sandbox and every process in it were gone before the end state was read "
         f"({survivors} straggler process(es) killed at teardown; output truncated in "
         f"{truncated} attempt(s))"
+        + (
+            f"; {unseen} attempt(s) left no sandbox facts (the sandbox never started, or the "
+            "harness failed while handling the attempt): nothing is stated of their teardown"
+            if unseen > 0
+            else ""
+        )
     )
 
 
@@ -287,6 +302,8 @@ def _unmeasurable_reason(error: str) -> str:
         return "not recorded (the run stopped first)"
     if error.startswith("environment"):
         return "infrastructure (episode could not open)"
+    if error.startswith("infrastructure: the harness failed"):
+        return "infrastructure (the harness failed while handling the attempt)"
     if error.startswith("infrastructure"):
         return "infrastructure (the agent's sandbox could not start)"
     if error.startswith("executor"):

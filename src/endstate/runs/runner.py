@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from endstate import firewall
+from endstate.agents.agent_output import contained
 from endstate.agents.base import Agent, AgentOutcome, AttemptContext
 from endstate.corpus.model import Task
 from endstate.records import AttemptFacts, InfrastructureFault, TaskRecord
@@ -32,7 +33,8 @@ from endstate.runs.outcomes import outcomes_of
 from endstate.runs.prices import PriceTable, agent_model
 from endstate.runs.store import RunStore
 from endstate.scoring.judge import Judge
-from endstate.scoring.task_score import blocked, score_task, unmeasurable
+from endstate.scoring.states import writable_state
+from endstate.scoring.task_score import blocked, harness_fault, score_task, unmeasurable
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, Page
@@ -95,7 +97,11 @@ class Runner:
                 except asyncio.QueueEmpty:
                     return
                 record = await self.attempt(task, attempt)
-                self.store.append(record)
+                try:
+                    self.store.append(record)
+                except ValueError as exc:  # the record itself could not be written
+                    record = harness_fault(task, attempt, "write_record", exc, self.judge)
+                    self.store.append(record)
                 if self.on_record:
                     self.on_record(record)
 
@@ -119,6 +125,8 @@ class Runner:
             )
         try:
             record = await self._on_episode(task, attempt, episode, started, started_at)
+        except Exception as exc:  # a defect of the harness's: this attempt is lost, never the run
+            record = harness_fault(task, attempt, "attempt", exc, self.judge)
         except BaseException:
             await _quietly(self.env.close_episode(episode))
             raise
@@ -157,7 +165,7 @@ class Runner:
                     )
                 if projection.start_url:
                     await _goto(page, projection.start_url)
-            outcome = await self._run_agent(ctx, page)
+            outcome, repairs = await self._run_agent(ctx, page)
             fault: InfrastructureFault | None = None
             if generation is not None and self.browser and not self.browser.alive(generation):
                 # Not the agent's doing: the run's browser died under it (and the others).
@@ -168,7 +176,7 @@ class Runner:
                 fault = InfrastructureFault(
                     kind="sandbox", call="start_agent", detail=outcome.infrastructure_error
                 )
-            facts = attempt_facts(outcome, episode.episode_id, started_at, started)
+            facts = attempt_facts(outcome, episode.episode_id, started_at, started, repairs)
             if self.plan.prices is not None:
                 facts.cost_usd = self.plan.prices.cost(self.model, facts)
             _write_trace(trace_dir, outcome, facts)
@@ -196,14 +204,24 @@ class Runner:
             return record.model_copy(update={"error": error})
         return record
 
-    async def _run_agent(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
+    async def _run_agent(
+        self, ctx: AttemptContext, page: Page | None
+    ) -> tuple[AgentOutcome, list[str]]:
+        """The agent's outcome, read through the one bounded step, and what that repaired."""
         try:
             # The agent's own limit is enforced here too: a stalled agent cannot hold a worker.
-            return await asyncio.wait_for(self.agent.attempt(ctx, page), timeout=ctx.time_limit + 5)
+            outcome = await asyncio.wait_for(
+                self.agent.attempt(ctx, page), timeout=ctx.time_limit + 5
+            )
         except TimeoutError:
-            return AgentOutcome(claim="timeout", error=f"stopped at the {ctx.time_limit:g}s limit")
+            outcome = AgentOutcome(
+                claim="timeout", error=f"stopped at the {ctx.time_limit:g}s limit"
+            )
         except Exception as exc:
-            return AgentOutcome(claim="error", error=f"agent crashed: {type(exc).__name__}: {exc}")
+            outcome = AgentOutcome(
+                claim="error", error=f"agent crashed: {type(exc).__name__}: {exc}"
+            )
+        return contained(outcome)
 
     async def _score(
         self,
@@ -229,8 +247,9 @@ class Runner:
             )
             return record.model_copy(update={"facts": facts})
         # The exact document scored, kept for audits and for scoring it again elsewhere.
+        state, text = writable_state(state)
         end_state = self.store.trace_dir(task.id, attempt) / "end_state.json"
-        await asyncio.to_thread(end_state.write_text, json.dumps(state, ensure_ascii=False))
+        await asyncio.to_thread(end_state.write_bytes, text)
         began = time.monotonic()
         record = await asyncio.to_thread(
             score_task, task, state, attempt, self.judge, source, outcome.final_message
@@ -251,7 +270,11 @@ async def _quietly(awaitable: Any) -> None:
 
 
 def attempt_facts(
-    outcome: AgentOutcome, episode_id: str, started_at: str, started: float
+    outcome: AgentOutcome,
+    episode_id: str,
+    started_at: str,
+    started: float,
+    repairs: list[str] | None = None,
 ) -> AttemptFacts:
     """The harness's record of what happened, the agent's usage included (never scored).
 
@@ -264,6 +287,7 @@ def attempt_facts(
         final_message=outcome.final_message,
         agent_error=outcome.error,
         steps=outcome.steps,
+        output_problems=repairs or None,
         prompt_tokens=tokens.prompt if tokens else None,
         completion_tokens=tokens.completion if tokens else None,
         images=usage.images if usage else None,

@@ -270,8 +270,10 @@ class Sandbox:
         if not line:
             return {"event": "gone"}
         try:
-            data: dict[str, Any] = json.loads(line)
-        except ValueError:
+            data = json.loads(line)
+        except (ValueError, RecursionError):
+            return {"event": "error", "message": "unreadable control message"}
+        if not isinstance(data, dict):
             return {"event": "error", "message": "unreadable control message"}
         return data
 

@@ -10,8 +10,9 @@ where strictness protects the grade and lenient where it does not:
   64 `{`s);
 - JSON only: a YAML-looking answer is refused with a reason saying JSON is required;
 - ambiguity is refused, never resolved by guessing: duplicate keys (named), non-JSON numbers
-  (NaN, Infinity), nesting deeper than 64 levels, text that is not valid Unicode, a top-level
-  array, string, number, boolean or null, a message over 1 MB;
+  (NaN, Infinity, and numbers such as 1e999 that overflow to infinity), nesting deeper than
+  64 levels, text that is not valid Unicode, a top-level array, string, number, boolean or
+  null, a message over 1 MB;
 - only the named fields are kept: extra keys are ignored, never an error. A field present with
   the value null is present (it reads as "no answer" when compared, see `answer_match`).
 
@@ -22,6 +23,7 @@ here raises on any message.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -137,7 +139,12 @@ def _as_answer(text: str, where: str) -> dict[str, Any]:
     """Parse `text` as one JSON answer object; `_NotJson` if it is not JSON, `_Refused` if it
     is JSON that cannot be an answer."""
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        data = json.loads(
+            text,
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_no_constant,
+            parse_float=_finite,
+        )
     except json.JSONDecodeError as exc:
         raise _NotJson(
             f"{where} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
@@ -173,6 +180,13 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any] | _Bad:
 
 def _no_constant(name: str) -> _Bad:
     return _Bad(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float | _Bad:
+    """A float, or marked: `1e999` decodes to infinity, which is no more a number than
+    `Infinity` is."""
+    value = float(text)
+    return value if math.isfinite(value) else _Bad(f"{text[:24]} is too large for a number")
 
 
 def _kind_of(value: Any) -> str:
@@ -219,7 +233,9 @@ def _encodable(text: str) -> bool:
 def _decoded_from_end(text: str) -> tuple[int, int] | None:
     """The last outermost object a JSON decoder reads from one of the last `{`s, for prose
     that confuses the one-pass scan (a quote before a brace); bounded, so never slow."""
-    decoder = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    decoder = json.JSONDecoder(
+        object_pairs_hook=_no_duplicates, parse_constant=_no_constant, parse_float=_finite
+    )
     starts = [i for i, char in enumerate(text) if char == "{"][-MAX_DECODER_STARTS:]
     best: tuple[int, int] | None = None
     for start in reversed(starts):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,3 +99,26 @@ def discover(
         else:
             unknown.append(path)
     return found, unknown
+
+
+def writable_state(state: Any) -> tuple[Any, bytes]:
+    """The state document as it will be scored and kept, and its UTF-8 JSON.
+
+    A document read from a browser the agent drove can hold lone surrogates (`"\\ud800"` in a
+    stored value decodes to one), which no UTF-8 file can hold: those texts are written as
+    escapes, in the document scored as in the file kept, so the two stay the same."""
+    try:
+        return state, json.dumps(state, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        safe = _printable_tree(state)
+        return safe, json.dumps(safe, ensure_ascii=False).encode("utf-8")
+
+
+def _printable_tree(value: Any) -> Any:
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(str(k)): _printable_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_printable_tree(v) for v in value]
+    return value

@@ -161,6 +161,23 @@ def unmeasurable(
     )
 
 
+def harness_fault(
+    task: Task, attempt: str, call: str, exc: BaseException, judge: Judge | None = None
+) -> TaskRecord:
+    """An attempt the harness itself failed to handle: unmeasurable, charged to endstate.
+
+    Only a defect of the harness's can get here (everything the agent returns is read
+    through a total step first), so the fault is named as the harness's, never the agent's."""
+    detail = f"{type(exc).__name__}: {exc}"[:500]
+    return unmeasurable(
+        task,
+        attempt,
+        f"infrastructure: the harness failed while handling the attempt ({detail})",
+        judge,
+        infrastructure=InfrastructureFault(kind="harness", call=call, detail=detail),
+    )
+
+
 def blocked(task: Task, attempt: str, reason: str, judge: Judge | None = None) -> TaskRecord:
     """A task the firewall refused: never handed to an agent, scored zero, listed."""
     return TaskRecord(
