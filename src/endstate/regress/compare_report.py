@@ -6,14 +6,20 @@ sides' traces for every task row.
 
 from __future__ import annotations
 
-from html import escape
+from html import escape as _html_escape
 from pathlib import Path
 
 from endstate.regress.compare import Comparison, TaskComparison
 from endstate.regress.paired import PairedStats
 from endstate.report.charts import Bar, interval_bars
+from endstate.visible import visible
 
 EXIT_STATUS = {"improvement": 0, "no change": 0, "not an improvement": 1, "not comparable": 2}
+
+
+def escape(text: str) -> str:
+    """HTML-escaped, every hidden character first made visible (endstate.visible)."""
+    return _html_escape(visible(text))
 
 
 def _rate(value: float | None) -> str:
@@ -112,7 +118,7 @@ def render_comparison_text(c: Comparison) -> str:
             else "not measured (fewer than 5 replicates on a side)"
         )
     )
-    return "\n".join(out) + "\n"
+    return visible("\n".join(out) + "\n")
 
 
 def _trace_link(source: str, task_id: str) -> str:
