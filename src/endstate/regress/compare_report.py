@@ -9,7 +9,7 @@ from __future__ import annotations
 from html import escape as _html_escape
 from pathlib import Path
 
-from endstate.regress.compare import Comparison, TaskComparison
+from endstate.regress.compare import Comparison, TaskComparison, weakened
 from endstate.regress.paired import PairedStats
 from endstate.report.charts import Bar, interval_bars
 from endstate.visible import visible
@@ -46,6 +46,22 @@ def headline(c: Comparison) -> str:
     return "Verdict: NO CHANGE — no task regressed or improved"
 
 
+def boundary_line(c: Comparison) -> str:
+    """Whether either side's trust boundary was weakened: stated in every comparison."""
+    base, run = weakened(c.base), weakened(c.run)
+    if base == run == "none":
+        return "Boundary: whole on both sides (no weakening of the trust boundary)"
+    same = " (the same on both sides)" if base == run else ""
+    return f"Boundary: WEAKENED{same} — baseline: {base}; run: {run}"
+
+
+def _boundary_details(c: Comparison) -> list[str]:
+    lines = []
+    for side, pins in (("baseline", c.base), ("run", c.run)):
+        lines += [f"  {side} boundary: {w.id} — {w.text}" for w in pins.weakenings or ()]
+    return lines
+
+
 def _task_line(t: TaskComparison) -> str:
     checks = f", checks changed {t.changed_checks}" if t.changed_checks else ""
     rejudged = f"; {t.rejudged}" if t.rejudged else ""
@@ -71,6 +87,7 @@ def render_comparison_text(c: Comparison) -> str:
         f"endstate compare — run {c.run.run_id} ({c.run.agent_spec}) against {c.base_label} "
         f"(run {c.base.run_id}, {c.base.agent_spec})",
         headline(c),
+        boundary_line(c),
         "",
         f"Regressions ({len(c.regressions)}):",
         *(_task_line(t) for t in c.regressions),
@@ -98,6 +115,7 @@ def render_comparison_text(c: Comparison) -> str:
     else:
         out.append("  corpus, environment and judge identical on both sides")
     out += [f"  compared: {d}" for d in c.changed] or ["  nothing else differs"]
+    out += _boundary_details(c)
     tolerance = (
         "any drop in a task's mean score is a regression"
         if c.score_tolerance == 0
@@ -166,7 +184,8 @@ def render_comparison_html(c: Comparison, base_source: str, run_source: str) -> 
         "td,th{border:1px solid #ccc;padding:.2em .5em}.regressed{background:#fdd}"
         ".improved{background:#dfd}.judge-flip{background:#ffd}.infrastructure{background:#eef}"
         "pre{white-space:pre-wrap}</style></head><body>"
-        f"<h1>{escape(headline(c))}</h1>{chart}"
+        f"<h1>{escape(headline(c))}</h1><p class='boundary'>{escape(boundary_line(c))}</p>"
+        f"{chart}"
         "<table><tr><th>task</th><th>family/tier</th><th>change</th><th>kind</th>"
         "<th>pass rate</th><th>score</th><th>why</th><th>baseline</th><th>run</th></tr>"
         + "".join(rows)
