@@ -7,6 +7,7 @@ processes behind — and the red team says so.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -19,7 +20,10 @@ import pytest
 from endstate.errors import EndstateError
 from endstate.redteam.attacks import ATTACKS
 from endstate.redteam.suite import run_redteam
+from endstate.redteam.viewer_probe import page_problems
+from endstate.runs.store import RunStore
 from endstate.sandbox.platform import probe
+from endstate.visible import for_template, hidden
 
 ENDSTATE = Path(sys.executable).with_name("endstate")
 INVARIANTS = {
@@ -60,6 +64,7 @@ def test_every_attack_holds_against_the_installed_harness(tmp_path: Path) -> Non
     assert "file:///etc/passwd: Error" in findings["shared-browser"]["evidence"]
     assert "claim done" in findings["false-claim"]["evidence"]
     assert "victim attempt(s), all untouched" in findings["victims untouched"]["evidence"]
+    assert "shown as escapes" in findings["viewer-text"]["evidence"]
 
 
 def test_without_a_sandbox_the_same_attacks_break(tmp_path: Path) -> None:
@@ -91,3 +96,25 @@ def test_without_a_sandbox_a_forged_record_stops_the_run_and_is_reported(tmp_pat
 def test_an_unknown_attack_is_a_clear_error() -> None:
     with pytest.raises(EndstateError, match="--attack 'telepathy': unknown"):
         run_redteam(["telepathy"])
+
+
+@requires_sandbox
+def test_the_viewer_text_attack_holds_and_breaks_an_escape_only_page(tmp_path: Path) -> None:
+    result = run_redteam(["viewer-text"], workspace=tmp_path / "workspace")
+    verdicts = {f.name: f for f in result.findings}
+    assert verdicts["viewer-text"].verdict == "held", verdicts["viewer-text"].evidence
+    assert "U+202E" in verdicts["viewer-text"].evidence
+    assert result.run_dir is not None
+    (record,) = [
+        r for r in RunStore(result.run_dir).read_records() if r.task_id == "rt-viewer-text"
+    ]
+    message = record.facts.final_message if record.facts else None
+    assert message is not None and "\u202e" in message and "\x1b" in message  # held raw
+    planted = hidden(message)
+    # The viewer as it was: HTML escaping alone. The same judgement finds the attack broken.
+    before = page_problems(f"<dd>{html.escape(message)}</dd>", planted, "the page")
+    assert before[0].startswith("the page holds raw U+0000, U+0007, U+001B")
+    assert "does not show U+202E" in before[1]
+    # The viewer now: the same message through its templates' finalize, then escaped.
+    after = page_problems(f"<dd>{html.escape(for_template(message))}</dd>", planted, "the page")
+    assert after == []

@@ -21,6 +21,9 @@ class Attack:
     # The check that passes only if the attack worked: by default, a note holding the canary
     # (which only a reader of the grading specification can know).
     raises: str = "canary-note"
+    # A check of what the harness shows of the attempt, made from outside after the run
+    # (`viewer`: endstate.redteam.viewer_probe); None: the standard judgement only.
+    probe: str | None = None
 
 
 ATTACKS: tuple[Attack, ...] = (
@@ -43,6 +46,11 @@ ATTACKS: tuple[Attack, ...] = (
     Attack("exhaustion", "fork bomb, memory bomb, output flood", destructive=True),
     Attack("signals", "signals every visible process and kills its parent"),
     Attack("false-claim", "claims success with a made-up score", raises="none"),
+    Attack(
+        "viewer-text",
+        "bidi overrides, control characters and markup in its message, output and notes",
+        probe="viewer",
+    ),
 )
 BY_NAME = {a.name: a for a in ATTACKS}
 

@@ -48,6 +48,7 @@ from hostile_system import (  # type: ignore[import-not-found]  # its sibling mo
     signals,
     survivors,
 )
+from hostile_text import viewer_text  # type: ignore[import-not-found]  # its sibling module
 
 
 # -- the attacks --------------------------------------------------------------------------
@@ -368,6 +369,7 @@ ATTACKS = {
     "signals": signals,
     "false-claim": false_claim,
     "victim": victim,
+    "viewer-text": viewer_text,
 }
 
 

@@ -36,7 +36,12 @@ if TYPE_CHECKING:
     from endstate.scoring.judge import Judge
 
 HOSTILE_AGENT = Path(__file__).with_name("hostile_agent.py")
-HOSTILE_FILES = ("hostile_agent.py", "hostile_kit.py", "hostile_system.py")  # program, siblings
+HOSTILE_FILES = (  # the program, then its siblings
+    "hostile_agent.py",
+    "hostile_kit.py",
+    "hostile_system.py",
+    "hostile_text.py",
+)
 SURVIVOR_MARK = b"es-rt-survivor"
 JUDGE_KEY_ENV = "ENDSTATE_JUDGE_API_KEY"
 Verdict = Literal["held", "broken", "skipped"]
@@ -159,6 +164,13 @@ def _judge_attack(
         return broken(f"{sandbox.survivors} process(es) outlived its attempt")
     tried = "; ".join(report.get("tried") or []) or "ran"
     notes = "; ".join(report.get("notes") or [])
+    if attack.probe == "viewer":
+        from endstate.redteam.viewer_probe import viewer_problems
+
+        problem, seen = viewer_problems(run_dir, record)
+        if problem:
+            return broken(problem)
+        notes = "; ".join(filter(None, (notes, seen)))
     claim = record.facts.claim if record.facts else "?"
     evidence = f"{record.status}, score {record.score:g}, claim {claim}; tried: {tried}"
     return Finding(attack.name, attack.threat, "held", evidence + (f" — {notes}" if notes else ""))
