@@ -242,6 +242,7 @@ def test_the_viewer_shows_the_weakenings_and_the_agents_hidden_characters_as_esc
     (trace / "final.json").write_text(json.dumps({**final, "note": "lone \ud800 half"}))
     state = json.loads((trace / "end_state.json").read_text())
     (trace / "end_state.json").write_text(json.dumps({**state, "typed": "x\ud83d\u202ey"}))
+    (trace / os.fsdecode(b"download-\xff\xe2\x80\xae.txt")).write_text("a name not UTF-8")
     served = Viewer(copy)
     try:
         page = _fetch(served.url + "attempts/pa-easy-1/1")
@@ -262,6 +263,8 @@ def test_the_viewer_shows_the_weakenings_and_the_agents_hidden_characters_as_esc
         assert "invoice&lt;U+202E&gt;fdp.exe" in shown and "&lt;U+001B&gt;[2J" in shown
     assert outputs[0].startswith("thinking invoice")
     assert "lone &lt;U+D800&gt; half" in page and "x&lt;U+D83D&gt;&lt;U+202E&gt;y" in page
+    assert '<a href="/files/traces/pa-easy-1/1/download-%FF%E2%80%AE.txt">' in page
+    assert "download-&lt;U+DCFF&gt;&lt;U+202E&gt;.txt</a>" in page
 
     contained = Viewer(runs.contained)
     try:
