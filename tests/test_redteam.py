@@ -7,6 +7,7 @@ processes behind — and the red team says so.
 
 from __future__ import annotations
 
+import html
 import importlib
 import json
 import math
@@ -23,7 +24,10 @@ from endstate.agents.agent_output import read_final_line
 from endstate.errors import EndstateError
 from endstate.redteam.attacks import ATTACKS
 from endstate.redteam.suite import run_redteam
+from endstate.redteam.viewer_probe import page_problems
+from endstate.runs.store import RunStore
 from endstate.sandbox.platform import probe
+from endstate.visible import for_template, hidden
 
 ENDSTATE = Path(sys.executable).with_name("endstate")
 INVARIANTS = {
@@ -66,6 +70,7 @@ def test_every_attack_holds_against_the_installed_harness(tmp_path: Path) -> Non
     assert "victim attempt(s), all untouched" in findings["victims untouched"]["evidence"]
     assert "lone surrogates written as escapes" in findings["lone-surrogate"]["evidence"]
     assert "5,000 digits" in findings["number-bombs"]["evidence"]
+    assert "shown as escapes" in findings["viewer-text"]["evidence"]
 
 
 def test_without_a_sandbox_the_same_attacks_break(tmp_path: Path) -> None:
@@ -122,3 +127,25 @@ def test_the_output_attacks_break_a_naive_reader_and_not_the_harness() -> None:
     ):
         final = read_final_line(line)
         assert final.problems and 0 <= final.steps <= 10**6
+
+
+@requires_sandbox
+def test_the_viewer_text_attack_holds_and_breaks_an_escape_only_page(tmp_path: Path) -> None:
+    result = run_redteam(["viewer-text"], workspace=tmp_path / "workspace")
+    verdicts = {f.name: f for f in result.findings}
+    assert verdicts["viewer-text"].verdict == "held", verdicts["viewer-text"].evidence
+    assert "U+202E" in verdicts["viewer-text"].evidence
+    assert result.run_dir is not None
+    (record,) = [
+        r for r in RunStore(result.run_dir).read_records() if r.task_id == "rt-viewer-text"
+    ]
+    message = record.facts.final_message if record.facts else None
+    assert message is not None and "\u202e" in message and "\x1b" in message  # held raw
+    planted = hidden(message)
+    # The viewer as it was: HTML escaping alone. The same judgement finds the attack broken.
+    before = page_problems(f"<dd>{html.escape(message)}</dd>", planted, "the page")
+    assert before[0].startswith("the page holds raw U+0000, U+0007, U+001B")
+    assert "does not show U+202E" in before[1]
+    # The viewer now: the same message through its templates' finalize, then escaped.
+    after = page_problems(f"<dd>{html.escape(for_template(message))}</dd>", planted, "the page")
+    assert after == []

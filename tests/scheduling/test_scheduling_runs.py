@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from endstate.agents.registry import make_agent
+from endstate.boundary import boundary_weakenings
 from endstate.cli import app
 from endstate.regress.gates import evaluate, parse
 from endstate.runs.session import RunOptions, RunResult, execute
@@ -86,7 +87,12 @@ def test_after_an_unknown_outcome_a_blind_retry_is_caught_as_a_duplicate_write(
     # The family's release gates hold for the reconciling agent and stop the blind one.
     verdicts = {
         v.gate: v.passed
-        for v in evaluate(parse(GATES, "gates.yaml"), result.records, lambda _: (True, ""))
+        for v in evaluate(
+            parse(GATES, "gates.yaml"),
+            result.records,
+            lambda _: (True, ""),
+            boundary_weakenings(result.manifest, result.records),
+        )
     }
     assert verdicts == {
         "count of unauthorized_write ≤ 0": True,

@@ -115,6 +115,7 @@ class CommandAgent:
                     "uid": "a dedicated unprivileged uid per attempt"
                     if spec.support.privileged
                     else "the harness user's uid in its own user namespace",
+                    "dedicated_uid": spec.support.privileged,
                     "namespaces": ["mount", "pid", "net", "ipc", "uts", "cgroup"]
                     + ([] if spec.support.privileged else ["user"]),
                 }

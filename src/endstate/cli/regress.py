@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from endstate.boundary import boundary_weakenings
 from endstate.cli.console import err, out
 from endstate.cli.judge import (
     DEFAULT_JUDGE_CACHE,
@@ -20,7 +21,7 @@ from endstate.cli.judge import (
 )
 from endstate.errors import EndstateError
 from endstate.regress import baseline as baselines
-from endstate.regress.compare import Rejudge, compare
+from endstate.regress.compare import Rejudge, compare, weakened
 from endstate.regress.compare_report import (
     EXIT_STATUS,
     render_comparison_html,
@@ -66,7 +67,12 @@ def freeze(
     attempts = sum(len(t.attempts) for t in sheet.tasks.values())
     out.print(
         f"froze baseline {name}: {len(sheet.tasks)} tasks, {attempts} attempts from run "
-        f"{sheet.pins.run_id} ({sheet.pins.agent_spec}) into {path} (read-only)",
+        f"{sheet.pins.run_id} ({sheet.pins.agent_spec}) into {path} (read-only); "
+        + (
+            f"boundary WEAKENED: {weakened(sheet.pins)}"
+            if sheet.pins.weakenings
+            else "boundary whole"
+        ),
         soft_wrap=True,
     )
 
@@ -79,13 +85,13 @@ def list_baselines(folder: Baselines = baselines.DEFAULT_BASELINES) -> None:
         out.print(f"no baselines in {folder}")
         return
     table = Table(title=f"Baselines in {folder}", title_justify="left")
-    for column in ("name", "run", "agent", "tasks", "passes", "frozen at"):
+    for column in ("name", "run", "agent", "tasks", "passes", "boundary weakenings", "frozen at"):
         table.add_column(column)
     for name in found:
         try:
             b = baselines.load(name, folder)
         except EndstateError as exc:
-            table.add_row(name, "REFUSED", str(exc), "", "", "")
+            table.add_row(name, "REFUSED", str(exc), "", "", "", "")
             continue
         passes = sum(t.attempts[0].passed for t in b.sheet.tasks.values() if t.attempts)
         table.add_row(
@@ -94,6 +100,7 @@ def list_baselines(folder: Baselines = baselines.DEFAULT_BASELINES) -> None:
             b.sheet.pins.agent_spec,
             str(len(b.sheet.tasks)),
             str(passes),
+            weakened(b.sheet.pins),
             b.frozen_at,
         )
     out.print(table)
@@ -241,5 +248,5 @@ def gate_cmd(
         err.print(f"note: {note}", soft_wrap=True)
     records, *_ = render(store, manifest)
     results = gate_verdicts(manifest, records, run_dir, folder)
-    sys.stdout.write(gates_text(results))
+    sys.stdout.write(gates_text(results, boundary_weakenings(manifest, records)))
     raise typer.Exit(0 if all(r.passed for r in results) else 1)

@@ -108,8 +108,10 @@ def _interruption(run: ExportedRun) -> EvalError | None:
 
 def _spec(run: ExportedRun) -> EvalSpec:
     m = run.manifest
+    weakenings = run.weakenings
     metadata: dict[str, Any] = {
         **pins(m),
+        "weakenings": [w.model_dump() for w in weakenings],
         "disclosure": {item.key: item.text for item in run.disclosure},
     }
     return EvalSpec(
@@ -120,7 +122,7 @@ def _spec(run: ExportedRun) -> EvalSpec:
         task_id=f"{m.corpus.name}@{m.corpus.tree_hash[:16]}",
         solver=m.agent.kind,
         solver_args=dict(m.agent.config),
-        tags=["endstate", m.mode],
+        tags=["endstate", m.mode, *(["boundary-weakened"] if weakenings else [])],
         dataset=EvalDataset(
             name=m.corpus.name,
             location=m.corpus.root,
@@ -261,6 +263,7 @@ def _sample_metadata(run: ExportedRun, record: TaskRecord, has_instruction: bool
         "instruction_from_corpus": has_instruction,
         "trace_dir": f"{TRACES}/{record.task_id}/{record.attempt}" if trace.is_dir() else None,
         "facts": facts.model_dump(mode="json") if facts else None,
+        "weakenings": run.attempt_weakenings(record),
     }
 
 

@@ -68,6 +68,7 @@ COLUMNS: dict[str, str] = {
     "agent_spec": "string",
     "environment_fingerprint": "string",
     "seed": "int64",
+    "weakenings": "list<string>",
     "checks": "string",
 }
 
@@ -135,6 +136,7 @@ def _row(run: ExportedRun, record: TaskRecord) -> dict[str, Any]:
         "agent_spec": m.agent.spec,
         "environment_fingerprint": m.environment.fingerprint,
         "seed": m.seed,
+        "weakenings": run.attempt_weakenings(record),
         "checks": json.dumps(check_outcomes(record), ensure_ascii=False),
     }
 
@@ -149,6 +151,9 @@ def write_parquet(run: ExportedRun, out: Path) -> None:
             "endstate.pins": json.dumps(pins(run.manifest), ensure_ascii=False),
             "endstate.summary": run.summary.model_dump_json(),
             "endstate.interrupted": json.dumps(run.interrupted),
+            "endstate.weakenings": json.dumps(
+                [w.model_dump() for w in run.weakenings], ensure_ascii=False
+            ),
         },
     )
     table = pa.Table.from_pylist(rows(run), schema=schema)
@@ -157,5 +162,7 @@ def write_parquet(run: ExportedRun, out: Path) -> None:
 
 
 def _arrow_type(pa: Any, kind: str) -> Any:
+    if kind == "list<string>":
+        return pa.list_(pa.string())
     types = {"string": pa.string, "int64": pa.int64, "float64": pa.float64, "bool": pa.bool_}
     return types[kind]()

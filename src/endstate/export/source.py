@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from endstate.boundary import Weakening, boundary_weakenings
 from endstate.corpus.loader import load_corpus
 from endstate.errors import EndstateError
 from endstate.manifest import DisclosureItem, Manifest
@@ -29,6 +30,15 @@ class ExportedRun:
     def missing(self) -> int:
         """Scheduled attempts with no record (counted as unmeasurable, never dropped)."""
         return sum(r.error == NOT_RECORDED for r in self.records)
+
+    @property
+    def weakenings(self) -> list[Weakening]:
+        """The run's boundary weakenings, as its report states them."""
+        return boundary_weakenings(self.manifest, self.records)
+
+    def attempt_weakenings(self, record: TaskRecord) -> list[str]:
+        """The ids of the weakenings that applied to one attempt."""
+        return [w.id for w in boundary_weakenings(self.manifest, [record])]
 
     @property
     def interrupted(self) -> bool:

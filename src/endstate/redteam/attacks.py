@@ -24,6 +24,9 @@ class Attack:
     # Repairs the harness must name in the attempt's `output_problems` for the attack to hold
     # (it proves the harness read the hostile output and recorded the attempt anyway).
     repairs: tuple[str, ...] = ()
+    # A check of what the harness shows of the attempt, made from outside after the run
+    # (`viewer`: endstate.redteam.viewer_probe); None: the standard judgement only.
+    probe: str | None = None
 
 
 ATTACKS: tuple[Attack, ...] = (
@@ -57,6 +60,11 @@ ATTACKS: tuple[Attack, ...] = (
         "step counts of 5,000 digits, 10^400, 1e999 and -5, to crash the harness's parser",
         raises="none",
         repairs=("5,000 digits", "401 digits", "not finite", "steps -5 out of range"),
+    ),
+    Attack(
+        "viewer-text",
+        "bidi overrides, control characters and markup in its message, output and notes",
+        probe="viewer",
     ),
 )
 BY_NAME = {a.name: a for a in ATTACKS}

@@ -52,6 +52,7 @@ from hostile_system import (  # type: ignore[import-not-found]  # its sibling mo
     signals,
     survivors,
 )
+from hostile_text import viewer_text  # type: ignore[import-not-found]  # its sibling module
 
 
 # -- the attacks --------------------------------------------------------------------------
@@ -374,6 +375,7 @@ ATTACKS = {
     "victim": victim,
     "lone-surrogate": lone_surrogate,
     "number-bombs": number_bombs,
+    "viewer-text": viewer_text,
 }
 
 

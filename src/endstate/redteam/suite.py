@@ -41,6 +41,7 @@ HOSTILE_FILES = (  # the program, then its siblings
     "hostile_kit.py",
     "hostile_system.py",
     "hostile_output.py",
+    "hostile_text.py",
 )
 SURVIVOR_MARK = b"es-rt-survivor"
 JUDGE_KEY_ENV = "ENDSTATE_JUDGE_API_KEY"
@@ -171,6 +172,13 @@ def _judge_attack(
             return broken(f"the harness did not name the repair {unnamed[0]!r}: {repaired}")
     tried = "; ".join(report.get("tried") or []) or "ran"
     notes = "; ".join(report.get("notes") or [])
+    if attack.probe == "viewer":
+        from endstate.redteam.viewer_probe import viewer_problems
+
+        problem, seen = viewer_problems(run_dir, record)
+        if problem:
+            return broken(problem)
+        notes = "; ".join(filter(None, (notes, seen)))
     claim = record.facts.claim if record.facts else "?"
     evidence = f"{record.status}, score {record.score:g}, claim {claim}; tried: {tried}"
     if repaired:

@@ -98,8 +98,17 @@ def drift_between(base: SheetPins, run: SheetPins) -> list[str]:
     return out
 
 
+def weakened(pins: SheetPins) -> str:
+    """A side's boundary weakenings by id: `none`, the ids, or `not recorded`."""
+    if pins.weakenings is None:
+        return "not recorded (frozen before endstate recorded them)"
+    return ", ".join(w.id for w in pins.weakenings) or "none"
+
+
 def changed_between(base: SheetPins, run: SheetPins) -> list[str]:
     out: list[str] = []
+    if weakened(base) != weakened(run):
+        out.append(f"boundary weakenings: baseline {weakened(base)}, run {weakened(run)}")
     _differ(out, "build", base.build.describe(), run.build.describe())
     _differ(out, "agent", base.agent_spec, run.agent_spec)
     _differ(out, "agent configuration", base.agent_config, run.agent_config)

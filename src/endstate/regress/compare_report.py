@@ -6,14 +6,20 @@ sides' traces for every task row.
 
 from __future__ import annotations
 
-from html import escape
+from html import escape as _html_escape
 from pathlib import Path
 
-from endstate.regress.compare import Comparison, TaskComparison
+from endstate.regress.compare import Comparison, TaskComparison, weakened
 from endstate.regress.paired import PairedStats
 from endstate.report.charts import Bar, interval_bars
+from endstate.visible import visible
 
 EXIT_STATUS = {"improvement": 0, "no change": 0, "not an improvement": 1, "not comparable": 2}
+
+
+def escape(text: str) -> str:
+    """HTML-escaped, every hidden character first made visible (endstate.visible)."""
+    return _html_escape(visible(text))
 
 
 def _rate(value: float | None) -> str:
@@ -38,6 +44,22 @@ def headline(c: Comparison) -> str:
     if c.verdict == "improvement":
         return f"Verdict: IMPROVEMENT — {len(c.where('improved'))} task(s) improved, none regressed"
     return "Verdict: NO CHANGE — no task regressed or improved"
+
+
+def boundary_line(c: Comparison) -> str:
+    """Whether either side's trust boundary was weakened: stated in every comparison."""
+    base, run = weakened(c.base), weakened(c.run)
+    if base == run == "none":
+        return "Boundary: whole on both sides (no weakening of the trust boundary)"
+    same = " (the same on both sides)" if base == run else ""
+    return f"Boundary: WEAKENED{same} — baseline: {base}; run: {run}"
+
+
+def _boundary_details(c: Comparison) -> list[str]:
+    lines = []
+    for side, pins in (("baseline", c.base), ("run", c.run)):
+        lines += [f"  {side} boundary: {w.id} — {w.text}" for w in pins.weakenings or ()]
+    return lines
 
 
 def _task_line(t: TaskComparison) -> str:
@@ -65,6 +87,7 @@ def render_comparison_text(c: Comparison) -> str:
         f"endstate compare — run {c.run.run_id} ({c.run.agent_spec}) against {c.base_label} "
         f"(run {c.base.run_id}, {c.base.agent_spec})",
         headline(c),
+        boundary_line(c),
         "",
         f"Regressions ({len(c.regressions)}):",
         *(_task_line(t) for t in c.regressions),
@@ -92,6 +115,7 @@ def render_comparison_text(c: Comparison) -> str:
     else:
         out.append("  corpus, environment and judge identical on both sides")
     out += [f"  compared: {d}" for d in c.changed] or ["  nothing else differs"]
+    out += _boundary_details(c)
     tolerance = (
         "any drop in a task's mean score is a regression"
         if c.score_tolerance == 0
@@ -112,7 +136,7 @@ def render_comparison_text(c: Comparison) -> str:
             else "not measured (fewer than 5 replicates on a side)"
         )
     )
-    return "\n".join(out) + "\n"
+    return visible("\n".join(out) + "\n")
 
 
 def _trace_link(source: str, task_id: str) -> str:
@@ -160,7 +184,8 @@ def render_comparison_html(c: Comparison, base_source: str, run_source: str) -> 
         "td,th{border:1px solid #ccc;padding:.2em .5em}.regressed{background:#fdd}"
         ".improved{background:#dfd}.judge-flip{background:#ffd}.infrastructure{background:#eef}"
         "pre{white-space:pre-wrap}</style></head><body>"
-        f"<h1>{escape(headline(c))}</h1>{chart}"
+        f"<h1>{escape(headline(c))}</h1><p class='boundary'>{escape(boundary_line(c))}</p>"
+        f"{chart}"
         "<table><tr><th>task</th><th>family/tier</th><th>change</th><th>kind</th>"
         "<th>pass rate</th><th>score</th><th>why</th><th>baseline</th><th>run</th></tr>"
         + "".join(rows)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from endstate.boundary import Weakening
 from endstate.errors import EndstateError
 from endstate.records import TaskRecord
 from endstate.regress import baseline as baselines
 from endstate.regress.compare import compare
 from endstate.regress.gates import GateResult, evaluate, parse
 from endstate.regress.sheet import sheet_from_records
+from endstate.visible import visible
 
 if TYPE_CHECKING:
     from endstate.manifest import Manifest
@@ -35,15 +38,24 @@ def gate_verdicts(
         result = compare(base.sheet, run_sheet, f"baseline {name}")
         regressed = ", ".join(t.task_id for t in result.regressions[:5])
         detail = f" ({regressed})" if regressed else ""
+        boundary = [d for d in result.changed if d.startswith("boundary weakenings")]
+        detail += "".join(f"; {d}" for d in boundary)
         return result.verdict in ("improvement", "no change"), f"{result.verdict}{detail}"
 
-    return evaluate(declared, records, no_regression)
+    return evaluate(declared, records, no_regression, run_sheet.pins.weakenings or [])
 
 
-def gates_text(results: list[GateResult]) -> str:
+def gates_text(results: list[GateResult], weakenings: Sequence[Weakening]) -> str:
+    """The verdicts, and the run's boundary, stated whether or not a gate bounds it."""
     failed = sum(not r.passed for r in results)
     head = f"Gates: {len(results) - failed} of {len(results)} passed" + (
         f" — {failed} FAILED" if failed else ""
     )
     lines = [f"  {'pass' if r.passed else 'FAIL'}  {r.gate}: {r.value}" for r in results]
-    return "\n".join([head, *lines]) + "\n"
+    boundary = (
+        f"  boundary WEAKENED: {', '.join(w.id for w in weakenings)} (see the report's "
+        "disclosure; a `weakenings` gate with `max: 0` requires none)"
+        if weakenings
+        else "  boundary: whole (no weakening of the trust boundary)"
+    )
+    return visible("\n".join([head, *lines, boundary]) + "\n")

@@ -18,6 +18,8 @@ A gates file (YAML):
         max: 0
       - metric: no_regression    # compare against a frozen baseline: no task regressed
         baseline: release-1.4
+      - metric: weakenings       # the run's boundary weakenings (endstate.boundary)
+        max: 0                   # max 0: a run with any part of its boundary off fails
 
 The scheduling lab's gates are `count` gates over what its service recorded:
 `unauthorized_write`, `duplicate_booking`, `untraceable_result` and
@@ -27,19 +29,22 @@ The scheduling lab's gates are `count` gates over what its service recorded:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from endstate.boundary import Weakening
 from endstate.errors import EndstateError
 from endstate.manifest import GatesPin
 from endstate.records import TaskRecord
 from endstate.report.summary import headline_records, summarize
 from endstate.stats import wilson_interval
 
-Metric = Literal["pass_rate", "wilson_lower", "mean_score", "reliable", "count", "no_regression"]
+Metric = Literal[
+    "pass_rate", "wilson_lower", "mean_score", "reliable", "count", "no_regression", "weakenings"
+]
 
 UNAUTHORIZED_EFFECTS = {
     f"forbidden:{e}"
@@ -98,6 +103,8 @@ class Gate(BaseModel):
             raise ValueError(f"{self.metric} needs `min` or `max`")
         if self.metric == "count" and self.outcome not in OUTCOMES:
             raise ValueError(f"count needs `outcome`, one of {', '.join(OUTCOMES)}")
+        if self.metric == "weakenings" and (self.family or self.tier):
+            raise ValueError("weakenings are the whole run's: no `family` or `tier`")
         return self
 
     def label(self) -> str:
@@ -112,6 +119,7 @@ class Gate(BaseModel):
         what = {
             "count": f"count of {self.outcome}",
             "no_regression": f"no regression against {self.baseline}",
+            "weakenings": "boundary weakenings",
         }
         return f"{what.get(self.metric, self.metric)}{scope} {bound}".strip()
 
@@ -183,10 +191,16 @@ def evaluate(
     gates: GatesFile,
     records: list[TaskRecord],
     no_regression: Callable[[str], tuple[bool, str]],
+    weakenings: Sequence[Weakening],
 ) -> list[GateResult]:
-    """Each gate's verdict on the run's records. `no_regression(baseline)` compares."""
+    """Each gate's verdict on the run's records. `no_regression(baseline)` compares;
+    `weakenings`: the run's boundary weakenings."""
     results = []
     for gate in gates.gates:
+        if gate.metric == "weakenings":
+            shown = ", ".join(w.id for w in weakenings) or "none"
+            results.append(_bounded(gate, len(weakenings), shown))
+            continue
         scoped = [
             r
             for r in records

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from endstate.boundary import Weakening, boundary_weakenings
 from endstate.build import BuildInfo
 from endstate.records import (
     CheckOutcome,
@@ -77,6 +78,12 @@ class SheetPins(BaseModel):
     judge: JudgeIdentity | None = None
     seed: int
     attempts_per_task: int
+    weakenings: list[Weakening] | None = Field(
+        default=None,
+        description="The run's boundary weakenings, frozen with its scores (empty: none). "
+        "None: a baseline frozen before they were recorded, so not known.",
+        exclude_if=lambda value: value is None,  # such a baseline's hash stays its own
+    )
 
 
 class ScoreSheet(BaseModel):
@@ -141,5 +148,6 @@ def sheet_from_records(manifest: Manifest, records: list[TaskRecord], run_dir: P
         judge=manifest.judge,
         seed=manifest.seed,
         attempts_per_task=manifest.limits.attempts,
+        weakenings=boundary_weakenings(manifest, records),
     )
     return ScoreSheet(pins=pins, source=str(run_dir), tasks=tasks)

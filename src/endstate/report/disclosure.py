@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from endstate.boundary import agent_writable_state, boundary_weakenings, weakenings_text
 from endstate.build import BuildInfo
 from endstate.corpus.contamination import describe
 from endstate.corpus.loader import Corpus
@@ -240,11 +241,6 @@ def interrupted_note(records: list[TaskRecord]) -> str:
     )
 
 
-def not_isolated(isolation: Isolation | None) -> bool:
-    """An external agent that ran unsandboxed: every headline must say so."""
-    return isolation is not None and isolation.mode == "none"
-
-
 def agent_isolation_text(isolation: Isolation | None, records: list[TaskRecord]) -> str:
     """How the agent was contained, with what the harness observed at each teardown."""
     if isolation is None:
@@ -363,6 +359,7 @@ def _run_isolation(manifest: Manifest, records: list[TaskRecord]) -> str:
         f"environment fingerprint {env.fingerprint[:16]}…"
         + (f", world {env.world_id} ({(env.world_hash or '')[:12]}…)" if env.world_id else "")
         + (f", clock pinned at {env.pinned_clock}" if env.pinned_clock else "")
+        + f"; {weakenings_text(boundary_weakenings(manifest, records))}"
     )
 
 
@@ -371,7 +368,7 @@ def _state_store_text(manifest: Manifest) -> str:
     details = manifest.environment.details
     if details.get("state_store") != "agent_browser":
         return ""
-    if details.get("agent_writable_state"):
+    if agent_writable_state(manifest):
         return (
             ". AGENT-WRITABLE STATE: the end state lived in the browser the agent drove (the "
             "portals' localStorage) and this agent could run script there "

@@ -16,12 +16,14 @@ from endstate.report.summary import Cell, LegCell, Summary, headline_records
 from endstate.report.text import leg_fraction, legs_note
 from endstate.report.usage import cost_text
 from endstate.stats import wilson_interval
+from endstate.visible import for_template
 
 _env = Environment(
     loader=PackageLoader("endstate.report", "pages"),
     autoescape=select_autoescape(["html", "j2"]),
     trim_blocks=True,
     lstrip_blocks=True,
+    finalize=for_template,
 )
 
 

@@ -12,6 +12,7 @@ from endstate.report.disclosure import Disclosure
 from endstate.report.scheduling_text import scheduling_tables
 from endstate.report.summary import Cell, JudgeStats, LegCell, Summary
 from endstate.report.usage import UsageCell, UsageSummary, cost_text
+from endstate.visible import visible
 
 
 def _pct(x: float) -> str:
@@ -187,13 +188,13 @@ def _disclosure(disclosure: Disclosure) -> Text:
     text = Text("Disclosure\n", style="bold", no_wrap=True, overflow="ignore")
     for i, item in enumerate(disclosure.items, start=1):
         text.append(f"{i}. {item.title}: ", style="bold")
-        text.append(item.text + "\n")
+        text.append(visible(item.text) + "\n")
     return text
 
 
 def renderable(summary: Summary, disclosure: Disclosure, title: str) -> Group:
     parts: list[RenderableType] = [
-        Text(title, style="bold underline", no_wrap=True, overflow="ignore"),
+        Text(visible(title), style="bold underline", no_wrap=True, overflow="ignore"),
         headline(summary),
         Text(""),
         _cell_table("By family", "family", summary.by_family),
@@ -223,4 +224,4 @@ def render_text(summary: Summary, disclosure: Disclosure, title: str, width: int
     width; text lines are never wrapped, so the console is as wide as any line."""
     console = Console(file=io.StringIO(), width=width, record=True, color_system=None, markup=False)
     console.print(renderable(summary, disclosure, title))
-    return console.export_text()
+    return visible(console.export_text())  # no hidden character from any cell reaches a file

@@ -19,6 +19,7 @@ from typing import Any
 from endstate import firewall
 from endstate.agents.base import Agent, RunResources
 from endstate.agents.registry import AgentOptions
+from endstate.boundary import boundary_weakenings
 from endstate.build import build_info
 from endstate.corpus.contamination import pin_register
 from endstate.corpus.loader import Corpus, load_corpus
@@ -38,7 +39,7 @@ from endstate.manifest import (
     pin_mismatches,
 )
 from endstate.records import TaskFacts, TaskRecord, not_recorded
-from endstate.report.disclosure import Disclosure, interrupted_note, not_isolated, run_disclosure
+from endstate.report.disclosure import Disclosure, interrupted_note, run_disclosure
 from endstate.report.html import render_html
 from endstate.report.summary import Summary, summarize
 from endstate.report.text import render_text
@@ -447,22 +448,18 @@ def render(
     records += unrecorded(manifest, records)
     summary = summarize(records)
     disclosure = run_disclosure(manifest, records, summary)
+    weakenings = boundary_weakenings(manifest, records)
     title = (
         f"endstate run {manifest.run_id} — {manifest.agent.spec} on {manifest.corpus.name} "
         f"({manifest.mode})"
-        + (" — NOT ISOLATED: the agent ran unsandboxed" if not_isolated(manifest.isolation) else "")
-        + (
-            " — AGENT-WRITABLE STATE: the end state lived in the agent's own browser"
-            if manifest.environment.details.get("agent_writable_state")
-            else ""
-        )
+        + "".join(f" — {w.label}" for w in weakenings)
         + interrupted_note(records)
     )
     text = render_text(summary, disclosure, title)
     if manifest.gates is not None:
         from endstate.regress.gate_verdicts import gate_verdicts, gates_text
 
-        text += "\n" + gates_text(gate_verdicts(manifest, records, store.root))
+        text += "\n" + gates_text(gate_verdicts(manifest, records, store.root), weakenings)
     return records, summary, disclosure, text
 
 

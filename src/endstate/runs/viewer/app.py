@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
+from endstate.boundary import boundary_weakenings
 from endstate.errors import EndstateError
 from endstate.runs.viewer.guard import Guard
 from endstate.runs.viewer.instruction import Instructions
@@ -54,7 +55,8 @@ class Viewer:
         status = request.query_params.get("status")
         shown = status if status in STATUSES else None
         rows = [r for r in data.rows if shown is None or r.record.status == shown]
-        return _page("run.html.j2", data=data, rows=rows, status=shown)
+        weakenings = boundary_weakenings(data.manifest, [r.record for r in data.rows])
+        return _page("run.html.j2", data=data, rows=rows, status=shown, weakenings=weakenings)
 
     def attempt_page(self, request: Request) -> Response:
         data = self.run()
@@ -77,6 +79,7 @@ class Viewer:
             instruction=self._instructions.get(task_id),
             trace=read_trace(self.root, folder) if folder is not None else None,
             no_trace=None if folder is not None else _why_no_trace(row.record.error),
+            weakenings=boundary_weakenings(data.manifest, [row.record]),
         )
 
     def file(self, request: Request) -> Response:

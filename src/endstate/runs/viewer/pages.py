@@ -2,7 +2,10 @@
 
 Records and traces hold agent-controlled text; autoescape for every template, whatever its
 name, means none of it can become markup. Values reach attributes only through the same
-escaping (and URLs only through `quote`).
+escaping (and URLs only through `quote`). Before escaping, every value a template prints
+passes through `endstate.visible` (the environment's `finalize`): control characters, bidi
+overrides and other invisible characters are shown as marked escapes (`<U+202E>`), and a
+lone surrogate read from a trace file is shown the same way instead of failing the page.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from importlib.resources import files
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from endstate.visible import for_template
 
 ASSETS = {"viewer.css": "text/css; charset=utf-8", "viewer.js": "text/javascript; charset=utf-8"}
 
@@ -42,6 +47,7 @@ _env = Environment(
     undefined=StrictUndefined,
     trim_blocks=True,
     lstrip_blocks=True,
+    finalize=for_template,
 )
 _env.filters.update(seconds=_seconds, size=_size, points=_points, as_json=_as_json)
 

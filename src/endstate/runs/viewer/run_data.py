@@ -116,5 +116,8 @@ def trace_dir(root: Path, task_id: str, attempt: str) -> Path | None:
 
 
 def file_href(*parts: str) -> str:
-    """The viewer's URL of a file of the run, each path part quoted on its own."""
-    return "/files/" + "/".join(quote(part, safe="") for part in parts)
+    """The viewer's URL of a file of the run, each path part quoted on its own (a name that
+    is not UTF-8 on disk is quoted byte for byte, never an error)."""
+    return "/files/" + "/".join(
+        quote(part.encode("utf-8", "surrogateescape"), safe="") for part in parts
+    )

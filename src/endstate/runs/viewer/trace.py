@@ -24,6 +24,8 @@ SCREENS = "screens"
 SCREEN_NAME = re.compile(r"step-(\d{4,9})\.png")
 MAX_INLINE = 8 * 1024 * 1024  # a larger file is linked, not pasted into the page
 MAX_FILES = 200
+AGENT_OUTPUT = ("agent.stdout.txt", "agent.stderr.txt")  # a command agent's, as captured
+MAX_OUTPUT_SHOWN = 64 * 1024  # bytes of each shown on the page; the file holds the rest
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,20 @@ class TraceFile:
     size: int
 
 
+@dataclass(frozen=True)
+class Output:
+    """The head of one of the agent's output streams, as text (undecodable bytes escaped)."""
+
+    name: str
+    text: str
+    size: int
+
+    @property
+    def cut(self) -> int:
+        """Bytes of the file not shown on the page."""
+        return max(0, self.size - MAX_OUTPUT_SHOWN)
+
+
 @dataclass
 class Trace:
     steps: list[Step] = field(default_factory=list)
@@ -75,6 +91,7 @@ class Trace:
     final: Loaded = field(default_factory=Loaded)
     end_state: Loaded = field(default_factory=Loaded)
     files: list[TraceFile] = field(default_factory=list)
+    output: list[Output] = field(default_factory=list)
 
 
 def read_json(path: Path) -> Loaded:
@@ -101,7 +118,17 @@ def read_trace(root: Path, folder: Path) -> Trace:
     steps += [Step(number=n, screen=href) for n, href in screens.items() if n not in numbered]
     trace.steps = sorted(steps, key=lambda s: s.number)
     trace.files = _files(root, folder, prefix)
+    trace.output = [o for n in AGENT_OUTPUT if (o := _output(root, prefix, n)) is not None]
     return trace
+
+
+def _output(root: Path, prefix: tuple[str, ...], name: str) -> Output | None:
+    path = inside(root, *prefix, name)
+    if path is None or not path.is_file():
+        return None
+    with path.open("rb") as fh:
+        head = fh.read(MAX_OUTPUT_SHOWN)
+    return Output(name, head.decode("utf-8", "backslashreplace"), path.stat().st_size)
 
 
 def _action_steps(actions: Loaded, problems: list[str]) -> list[Step]:
