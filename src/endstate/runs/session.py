@@ -27,6 +27,7 @@ from endstate.errors import EndstateError
 from endstate.manifest import (
     AgentPin,
     CorpusPin,
+    EndpointCheck,
     EnvironmentPin,
     ExecutorUse,
     FirewallSummary,
@@ -40,6 +41,7 @@ from endstate.manifest import (
 from endstate.records import TaskFacts, TaskRecord, not_recorded
 from endstate.report.disclosure import Disclosure, interrupted_note, not_isolated, run_disclosure
 from endstate.report.html import render_html
+from endstate.report.model_loss import model_loss_note
 from endstate.report.summary import Summary, summarize
 from endstate.report.text import render_text
 from endstate.runs.environment import Environment, agent_writes_state, takes_setup
@@ -49,6 +51,7 @@ from endstate.runs.environments import (
     environment_kind,
 )
 from endstate.runs.executors import ExecutorChoice
+from endstate.runs.preflight import check_endpoints
 from endstate.runs.prices import PriceTable
 from endstate.runs.runner import Runner, RunPlan
 from endstate.runs.shared_browser import shared_browser
@@ -192,6 +195,7 @@ def _manifest(
     env: Environment,
     browser: str | None,
     isolation: Isolation,
+    endpoint_checks: list[EndpointCheck],
 ) -> Manifest:
     info = env.info()
     agent = opts.agent
@@ -255,6 +259,7 @@ def _manifest(
                 address=opts.executor.ray.address if opts.executor.kind == "ray" else None,
             )
         ],
+        endpoint_checks=endpoint_checks,
     )
 
 
@@ -304,6 +309,7 @@ def _resumed(
             "resumed_at": [*previous.resumed_at, _now_utc()],
             "finished_at": None,
             "executors": [*previous.executors, *manifest.executors],  # not a pin
+            "endpoint_checks": [*previous.endpoint_checks, *manifest.endpoint_checks],
         }
     )
     store.write_manifest(resumed)
@@ -324,6 +330,8 @@ async def execute(opts: RunOptions) -> RunResult:
     pinned = read_manifest_file(opts.pin) if opts.pin else None
     store: RunStore | None = RunStore(opts.resume) if opts.resume else None
     previous = store.read_manifest() if store else None
+    # Before anything starts: a dead model or judge endpoint refuses the run in one line.
+    endpoint_checks = await check_endpoints(opts.agent, opts.judge, tasks)
 
     kind = opts.env or choose_environment([t.public for t in tasks])
     async with AsyncExitStack() as started:
@@ -349,6 +357,7 @@ async def execute(opts: RunOptions) -> RunResult:
             env,
             browser.version if browser else isolation.details.get("browser_version"),
             isolation,
+            endpoint_checks,
         )
         if pinned is not None:
             _refuse(
@@ -457,6 +466,7 @@ def render(
             else ""
         )
         + interrupted_note(records)
+        + model_loss_note(records)
     )
     text = render_text(summary, disclosure, title)
     if manifest.gates is not None:
