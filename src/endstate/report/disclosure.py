@@ -282,7 +282,10 @@ def agent_isolation_text(isolation: Isolation | None, records: list[TaskRecord])
     )
 
 
-def _unmeasurable_reason(error: str) -> str:
+def _unmeasurable_reason(record: TaskRecord) -> str:
+    error = record.error or ""
+    if record.infrastructure is not None and record.infrastructure.kind == "model":
+        return "infrastructure (no call to the agent's model endpoint succeeded)"
     if error == NOT_RECORDED:
         return "not recorded (the run stopped first)"
     if error.startswith("environment"):
@@ -429,9 +432,7 @@ def _run_scoring_input(manifest: Manifest, records: list[TaskRecord]) -> str:
 
 def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summary) -> Disclosure:
     """Disclosure for a run endstate executed itself, filled from its manifest and records."""
-    reasons = Counter(
-        _unmeasurable_reason(r.error or "") for r in records if r.status == "unmeasurable"
-    )
+    reasons = Counter(_unmeasurable_reason(r) for r in records if r.status == "unmeasurable")
     unmeasurable = ", ".join(f"{n} {why}" for why, n in reasons.items()) or "none"
     items = [
         ("corpus", "Corpus and pin", _run_pin(manifest)),
