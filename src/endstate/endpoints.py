@@ -80,11 +80,11 @@ async def check_endpoint(endpoint: Endpoint, timeout: float = PREFLIGHT_TIMEOUT)
                 raise _refused(endpoint, url, listing, answer) from None
             tried = await _minimal(client, endpoint, url, answer, timeout)
             how = f"{listing}: HTTP {answer.status}; {tried}"
-            return _check(endpoint, url, checked_at, how, None)
+            return _check(endpoint, url, checked_at, how, None, timeout)
         ids = [str(getattr(m, "id", "")) for m in getattr(page, "data", None) or []]
         listed = endpoint.model in ids or f"models/{endpoint.model}" in ids
         how = f"{listing}: 200, {len(ids)} model(s) listed"
-        return _check(endpoint, url, checked_at, how, listed)
+        return _check(endpoint, url, checked_at, how, listed, timeout)
     finally:
         await client.close()
 
@@ -196,7 +196,7 @@ def _client(endpoint: Endpoint, timeout: float) -> Any:
 
 
 def _check(
-    endpoint: Endpoint, url: str, checked_at: str, how: str, listed: bool | None
+    endpoint: Endpoint, url: str, checked_at: str, how: str, listed: bool | None, timeout: float
 ) -> EndpointCheck:
     return EndpointCheck(
         role=endpoint.role,
@@ -206,4 +206,5 @@ def _check(
         checked_at=checked_at,
         how=how,
         model_listed=listed,
+        timeout_s=timeout,
     )

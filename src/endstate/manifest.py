@@ -177,6 +177,7 @@ class EndpointCheck(BaseModel):
     model: str
     checked_at: str
     how: str = Field(description="What was asked and what came back, e.g. `GET /models: 200`.")
+    timeout_s: float = Field(description="How long each request of the check could take.")
     model_listed: bool | None = Field(
         default=None,
         description="Whether the endpoint's model list names the model; None: no list read. "

@@ -133,9 +133,7 @@ def test_screenshot_and_accessibility_agents_pin_how_they_saw_and_acted(
     assert read.records[0].facts and read.records[0].facts.images == 0
 
 
-def _failing_run(
-    corpus: Path, out: Path, *answered: Behaviour
-) -> tuple[TaskRecord, ChatDouble]:
+def _failing_run(corpus: Path, out: Path, *answered: Behaviour) -> tuple[TaskRecord, ChatDouble]:
     """One cu-chat attempt whose endpoint answers `answered`, then fails every call (500)."""
     chat = ChatDouble(default=Behaviour(status=500)).start()
     chat.queue(*answered)

@@ -17,6 +17,7 @@ import pytest
 from agents import anthropic_double, openai_responses_double
 from endstate.agents.registry import AgentOptions, make_agent
 from endstate.cli.regress import sheet_of_run
+from endstate.endpoints import PREFLIGHT_TIMEOUT
 from endstate.errors import EndstateError
 from endstate.manifest import EndpointCheck
 from endstate.records import TaskRecord
@@ -198,6 +199,7 @@ def test_an_endpoint_that_dies_mid_run_loses_only_the_attempts_after(
     manifest = json.loads((result.store.root / "manifest.json").read_text())
     (checked,) = manifest["endpoint_checks"]
     assert checked["role"] == "agent model" and checked["url"] == chat.base_url
+    assert checked["timeout_s"] == PREFLIGHT_TIMEOUT and checked["model_listed"] is True
 
     # A comparison attributes the lost attempt to the infrastructure, not to the agent.
     base = asyncio.run(
