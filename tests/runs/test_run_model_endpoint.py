@@ -196,6 +196,8 @@ def test_an_endpoint_that_dies_mid_run_loses_only_the_attempts_after(
         "no model call succeeded: model call failed after 3 tries (APIConnectionError)"
     )
     assert "1 infrastructure (no call to the agent's model endpoint succeeded)" in report
+    html = (result.store.root / "report.html").read_text()
+    assert "Lost to the model endpoint: 1 of 2 headline attempts" in html
     manifest = json.loads((result.store.root / "manifest.json").read_text())
     (checked,) = manifest["endpoint_checks"]
     assert checked["role"] == "agent model" and checked["url"] == chat.base_url
