@@ -2,7 +2,9 @@
 
 Each request takes the next scripted behaviour: a reply text, an HTTP status, a delay, a raw
 body of any content type (to send what a broken server sends), a message content of any JSON
-type, or a body trickled out slowly after prompt headers.
+type, or a body trickled out slowly after prompt headers. `GET /v1/models` answers apart from
+the script (the list `models`, or the status `models_status`; `models=None`: no such route),
+and with `key` set every request without that bearer key is answered 401.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ class ChatDouble:
         default_factory=lambda: Behaviour(reply='{"grade": 1, "reason": "ok"}')
     )
     requests: list[dict[str, Any]] = field(default_factory=list)
+    models: list[str] | None = field(default_factory=lambda: ["scripted-model"])
+    models_status: int = 200
+    key: str | None = None
+    listed: int = 0  # model-list requests answered
     server: ThreadingHTTPServer | None = None
 
     @property
@@ -59,8 +65,37 @@ class ChatDouble:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def _refused(self) -> bool:
+                if (
+                    double.key is None
+                    or self.headers.get("Authorization") == f"Bearer {double.key}"
+                ):
+                    return False
+                self._send(401, b'{"error": {"message": "invalid api key"}}', Behaviour())
+                return True
+
+            def do_GET(self) -> None:
+                if self._refused():
+                    return
+                if self.path != "/v1/models" or double.models is None:
+                    self.send_error(404)
+                    return
+                double.listed += 1
+                if double.models_status != 200:
+                    error = {"error": {"message": "scripted failure", "type": "server_error"}}
+                    self._send(double.models_status, json.dumps(error).encode(), Behaviour())
+                    return
+                data = [
+                    {"id": m, "object": "model", "created": 0, "owned_by": "double"}
+                    for m in double.models
+                ]
+                page = json.dumps({"object": "list", "data": data}).encode()
+                self._send(200, page, Behaviour())
+
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if self._refused():
+                    return
                 if self.path != "/v1/chat/completions":
                     self.send_error(404)
                     return

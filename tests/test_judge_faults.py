@@ -315,3 +315,28 @@ def test_a_budget_on_the_command_line_is_disclosed(
     report = (tmp_path / "report.txt").read_text()
     assert "judge budget of 1s spent" in report
     assert "judge: judge budget of 1s spent" in proc.stderr
+
+
+def test_the_judge_check_before_a_run_names_the_key_it_sent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+
+    from endstate.errors import EndstateError
+
+    chat = ChatDouble(key="sk-judge").start()
+    monkeypatch.delenv("ENDSTATE_JUDGE_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-someone-else")
+    try:
+        with pytest.raises(EndstateError) as refused:
+            asyncio.run(judge_for(chat).preflight())
+        monkeypatch.setenv("ENDSTATE_JUDGE_API_KEY", "sk-judge")
+        check = asyncio.run(judge_for(chat).preflight())
+    finally:
+        chat.stop()
+    assert str(refused.value).startswith(
+        f"judge endpoint {chat.base_url}: HTTP 401 unauthorized on GET /models: the key from "
+        "$ENDSTATE_JUDGE_API_KEY or $OPENAI_API_KEY was refused"
+    )
+    assert (check.role, check.model, check.url) == ("judge", "grader-1", chat.base_url)
+    assert not chat.requests  # checking asked for no grade

@@ -190,6 +190,24 @@ class ExecutorUse(BaseModel):
     )
 
 
+class EndpointCheck(BaseModel):
+    """A model endpoint the run depends on, checked before the first attempt (not a pin: a
+    resumed run checks again and adds its own)."""
+
+    role: str = Field(description="Whose endpoint: `agent model` or `judge`.")
+    api: str = Field(description="What it speaks: openai-chat, openai-responses, anthropic.")
+    url: str = Field(description="The base URL the calls go to, as the client resolved it.")
+    model: str
+    checked_at: str
+    how: str = Field(description="What was asked and what came back, e.g. `GET /models: 200`.")
+    timeout_s: float = Field(description="How long each request of the check could take.")
+    model_listed: bool | None = Field(
+        default=None,
+        description="Whether the endpoint's model list names the model; None: no list read. "
+        "An unlisted model is recorded, not refused (servers list aliases differently).",
+    )
+
+
 class Manifest(BaseModel):
     """Everything pinned for one run, written before the first attempt and completed after."""
 
@@ -235,6 +253,11 @@ class Manifest(BaseModel):
         default_factory=list,
         description="How attempts were executed, one entry per start and resume (local "
         "asyncio workers, or Ray workers each with its own environment).",
+    )
+    endpoint_checks: list[EndpointCheck] = Field(
+        default_factory=list,
+        description="Model and judge endpoints checked before the first attempt, one entry per "
+        "endpoint and start (a resume checks again); a failed check refuses the run.",
     )
     disclosure: list[DisclosureItem] = Field(default_factory=list)
 

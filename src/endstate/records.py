@@ -127,12 +127,14 @@ class AttemptFacts(BaseModel):
         default=None, description="Calls repeated after a rate limit or transient error."
     )
     model_failed_calls: int | None = Field(
-        default=None, description="Calls that failed for good, after every retry."
+        default=None,
+        description="Calls that failed for good, after every retry (or cut by the time limit).",
     )
     model_failure: bool | None = Field(
         default=None,
         description="The agent's model kept failing and the attempt ended for it: the "
-        "system's failure, not the harness's (no infrastructure fault).",
+        "system's failure when some call had succeeded; when none had, the record also "
+        "carries a `model` infrastructure fault and is unmeasurable.",
     )
     cost_usd: float | None = Field(
         default=None, description="From the run's price table, when it prices the model."
@@ -151,7 +153,9 @@ class AttemptFacts(BaseModel):
     )
 
 
-InfrastructureKind = Literal["environment", "readback", "browser", "sandbox", "executor", "harness"]
+InfrastructureKind = Literal[
+    "environment", "readback", "browser", "sandbox", "executor", "model", "harness"
+]
 
 
 class InfrastructureFault(BaseModel):
@@ -161,9 +165,11 @@ class InfrastructureFault(BaseModel):
     fault itself: the environment refused an episode (`environment`), the end state could not
     be read back (`readback`), the shared browser died (`browser`), the agent's sandbox never
     started (`sandbox`), the distributed worker running the attempt was lost on every try
-    (`executor`), the harness's own handling of the attempt failed (`harness`: a defect of
-    endstate's, named so it is never charged to the agent). A crash or a timeout of the agent
-    is not evidence: a comparison charges those to the system."""
+    (`executor`), not one of the agent's model calls succeeded (`model`: the endpoint was
+    down, refused the key or never answered, so the model never acted), the harness's own
+    handling of the attempt failed (`harness`: a defect of endstate's, named so it is never
+    charged to the agent). A crash or a timeout of the agent is not evidence: a comparison
+    charges those to the system."""
 
     kind: InfrastructureKind
     call: str = Field(description="What the harness was doing, e.g. `read_state`.")

@@ -192,7 +192,8 @@ def test_endpoint_failure_is_an_error_outcome(
     chat.reset(act(FORM_SCRIPT[1]), Reply("", status=500))
     outcome = run(browser, agent_for(chat), ctx_for(), f"{site.url}/form")
     assert outcome.claim == "error"
-    assert outcome.error is not None and "InternalServerError" in outcome.error
+    assert outcome.error is not None and "(HTTP 500)" in outcome.error
+    assert outcome.model_failure and outcome.usage and outcome.usage.failed_calls == 1
     assert outcome.steps == 1
     assert outcome.tokens is not None and outcome.tokens.prompt == 100
 

@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from endstate.agents.model_calls import reached_no_model
+
 from .browser_harness import Browser
 from .form_site import FormSite
 from .scripted_chat import Reply, ScriptedChat
@@ -73,3 +75,28 @@ def test_an_endpoint_with_nothing_listening_is_an_error_outcome(
     )
     outcome = run(browser, agent, ctx_for(), f"{site.url}/form")
     assert outcome.claim == "error" and outcome.error and "Connection" in outcome.error
+    assert f"127.0.0.1:{port}/v1/chat/completions" in outcome.error  # the URL it tried
+    # The failed call is counted as one, and the attempt says no call ever succeeded.
+    assert outcome.model_failure and outcome.usage is not None
+    assert (outcome.usage.calls, outcome.usage.failed_calls, outcome.usage.succeeded) == (1, 1, 0)
+    assert reached_no_model(outcome.usage)
+
+
+def test_a_model_that_answered_and_then_failed_is_the_agents_failure(
+    browser: Browser, site: FormSite, chat: ScriptedChat, ctx_for: Ctx
+) -> None:
+    chat.reset(Reply('{"type": "wait", "seconds": 0.01}'), default=Reply("", status=500))
+    outcome = run(browser, agent_for(chat), ctx_for(), f"{site.url}/form")
+    assert outcome.claim == "error" and outcome.model_failure and outcome.usage is not None
+    assert (outcome.usage.succeeded, outcome.usage.failed_calls) == (1, 1)
+    assert not reached_no_model(outcome.usage) and outcome.steps == 1
+
+
+def test_a_model_call_cut_by_the_time_limit_is_a_failed_call(
+    browser: Browser, site: FormSite, chat: ScriptedChat, ctx_for: Ctx
+) -> None:
+    chat.reset(default=Reply('{"type": "wait", "seconds": 0.01}', delay=5.0))
+    outcome = run(browser, agent_for(chat), ctx_for(time_limit=1.5), f"{site.url}/form")
+    assert outcome.claim == "timeout" and outcome.usage is not None
+    assert (outcome.usage.calls, outcome.usage.failed_calls) == (1, 1)
+    assert reached_no_model(outcome.usage)  # it never heard from its model

@@ -16,7 +16,7 @@ from endstate.agents.chat_backend import ChatBackend, parse_coord_reply
 from endstate.agents.computer import KeyChord, Viewport
 from endstate.agents.computer_loop import ComputerUseAgent
 from endstate.agents.llm import task_message
-from endstate.agents.model_calls import RetryPolicy
+from endstate.agents.model_calls import RetryPolicy, reached_no_model
 from endstate.agents.screen import take_screen
 
 from .browser_harness import Browser
@@ -166,6 +166,18 @@ def test_a_model_that_keeps_failing_is_the_agents_failure(
     assert outcome.usage is not None
     assert (outcome.usage.calls, outcome.usage.retries, outcome.usage.failed_calls) == (3, 1, 1)
     assert outcome.steps == 1  # the pause before the model went down is on the record
+    assert not reached_no_model(outcome.usage)  # it answered once: the agent's failure
+
+
+def test_a_model_call_cut_by_the_time_limit_is_counted_failed(
+    browser: Browser, site: FormSite, chat: ScriptedChat, ctx_for: Ctx
+) -> None:
+    chat.reset(default=Reply('{"type": "screenshot"}', delay=5.0))
+    outcome = run(browser, cu_agent(chat), ctx_for(time_limit=1.5), f"{site.url}/form")
+
+    assert outcome.claim == "timeout" and outcome.usage is not None
+    assert (outcome.usage.calls, outcome.usage.failed_calls, outcome.usage.succeeded) == (1, 1, 0)
+    assert reached_no_model(outcome.usage)  # never heard from its model
 
 
 def test_the_step_limit_counts_every_action(

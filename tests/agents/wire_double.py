@@ -3,6 +3,7 @@
 Each request takes the next scripted step: a reply body (a dict, or a function of the request
 body that returns one) or a `Status` (an error status with a retry-after header, in the vendor's
 error shape). Every request body and its headers are recorded, and every reply body sent.
+`GET /v1/models` answers apart from the script: a one-model list, or `models_status`.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class WireDouble:
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     replies: list[dict[str, Any]] = field(default_factory=list)
+    models_status: int = 200
     server: ThreadingHTTPServer | None = None
 
     @property
@@ -62,6 +64,16 @@ class WireDouble:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                if self.path.split("?")[0] != "/v1/models":
+                    self._send(404, {"error": {"message": f"no route {self.path}"}}, None)
+                elif double.models_status != 200:
+                    self._send(double.models_status, double.error_body(double.models_status), None)
+                else:
+                    model = {"id": "double-model", "type": "model", "object": "model"}
+                    listing = {"data": [model], "has_more": False, "object": "list"}
+                    self._send(200, listing | {"first_id": "double-model", "last_id": None}, None)
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers["Content-Length"]))

@@ -133,23 +133,45 @@ def test_screenshot_and_accessibility_agents_pin_how_they_saw_and_acted(
     assert read.records[0].facts and read.records[0].facts.images == 0
 
 
-def test_a_failing_model_is_the_systems_failure_not_the_harness(
-    embedded_corpus: Callable[..., Path], tmp_path: Path
-) -> None:
+def _failing_run(corpus: Path, out: Path, *answered: Behaviour) -> tuple[TaskRecord, ChatDouble]:
+    """One cu-chat attempt whose endpoint answers `answered`, then fails every call (500)."""
     chat = ChatDouble(default=Behaviour(status=500)).start()
+    chat.queue(*answered)
     try:
         agent = ComputerUseAgent(
             "cu-chat",
             lambda: ChatBackend("scripted-model", chat.base_url, retry=RetryPolicy(2, 0.01, 0.02)),
             name="cu-chat:scripted-model",
         )
-        result = run(embedded_corpus(1), agent, "cu-chat:scripted-model", tmp_path / "runs")
+        result = run(corpus, agent, "cu-chat:scripted-model", out)
     finally:
         chat.stop()
     (record,) = result.records
+    return record, chat
+
+
+def test_a_model_that_answered_and_then_kept_failing_is_the_systems_failure(
+    embedded_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    record, _ = _failing_run(
+        embedded_corpus(1), tmp_path / "runs", Behaviour(reply='{"type": "screenshot"}')
+    )
     assert record.status == "failed" and record.infrastructure is None
     assert record.facts and record.facts.model_failure and record.facts.claim == "error"
     assert record.facts.model_failed_calls == 1 and record.facts.model_retries == 1
+    assert record.facts.model_calls == 3  # one answered, one failed and retried once
+
+
+def test_a_model_that_never_answered_is_lost_to_the_endpoint_not_scored(
+    embedded_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    record, chat = _failing_run(embedded_corpus(1), tmp_path / "runs")
+    assert record.status == "unmeasurable" and record.score == 0 and not record.checks
+    assert record.infrastructure and record.infrastructure.kind == "model"
+    assert "(HTTP 500)" in record.infrastructure.detail
+    assert f"from {chat.base_url}/chat/completions" in record.infrastructure.detail
+    assert record.facts and record.facts.model_failure
+    assert (record.facts.model_calls, record.facts.model_failed_calls) == (2, 1)
 
 
 def test_reports_without_usage_have_no_usage_tables() -> None:

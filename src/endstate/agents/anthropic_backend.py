@@ -44,8 +44,10 @@ from endstate.agents.cu_shared import (
     api_key,
     gather_outcomes,
     png_base64,
+    vendor_endpoint,
 )
 from endstate.agents.model_calls import RetryPolicy, call_with_retries
+from endstate.endpoints import Endpoint
 from endstate.errors import EndstateError
 
 if TYPE_CHECKING:
@@ -95,11 +97,16 @@ class AnthropicComputerBackend:
         self.max_tokens = max_tokens
         self.keep_images = keep_images
         self._retry = retry
+        self._endpoint = vendor_endpoint("anthropic", model, base_url, key_env)
         self._client = AsyncAnthropic(api_key=api_key(key_env), base_url=base_url, max_retries=0)
         self._messages: list[dict[str, Any]] = []
         self._pending: list[_Pending] = []
         self._task = ""
         self._translator: ComputerToolTranslator | None = None
+
+    def endpoint(self) -> Endpoint:
+        """Where its calls go, for the check before the run."""
+        return self._endpoint
 
     def config(self) -> dict[str, Any]:
         return {

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from endstate.agents.computer import Usage
 from endstate.firewall import Projection
-from endstate.manifest import Isolation
+from endstate.manifest import EndpointCheck, Isolation
 from endstate.records import SandboxFacts
 from endstate.sandbox.spec import BrowserStorage
 
@@ -94,8 +94,9 @@ class AgentOutcome(BaseModel):
     )
     model_failure: bool = Field(
         default=False,
-        description="The model's calls kept failing (after every retry): the agent's failure, "
-        "never the harness's.",
+        description="The model's calls kept failing (after every retry) and the attempt ended "
+        "for it: the agent's failure if some call had succeeded; if none had, the runner "
+        "records the attempt as lost to the model endpoint (unmeasurable).",
     )
     screens_saved: int | None = Field(default=None, description="Screenshots kept in the trace.")
     screens_dropped: int | None = Field(
@@ -124,7 +125,11 @@ class AgentOutcome(BaseModel):
 
 
 class Agent(Protocol):
-    """A system under test. `scored` is False for validation agents such as replay."""
+    """A system under test. `scored` is False for validation agents such as replay.
+
+    An agent that calls a model may also define `async def preflight(self) ->
+    list[EndpointCheck]` (see `check_agent_endpoints`): the run calls it before anything
+    starts, and an EndstateError it raises refuses the run."""
 
     kind: str
     name: str
@@ -152,6 +157,13 @@ class Agent(Protocol):
         ...
 
 
+async def check_agent_endpoints(agent: Agent) -> list[EndpointCheck]:
+    """The agent's model endpoints, checked (`endstate.endpoints`); none for an agent that
+    declares no `preflight`."""
+    check = getattr(agent, "preflight", None)
+    return list(await check()) if check is not None else []
+
+
 class InProcessAgent:
     """A built-in agent that runs inside the harness: nothing to sandbox, nothing to start.
 
@@ -169,3 +181,7 @@ class InProcessAgent:
 
     async def stop(self) -> None:
         return None
+
+    async def preflight(self) -> list[EndpointCheck]:
+        """Model endpoints it will call, checked before the run starts: none by default."""
+        return []

@@ -36,6 +36,7 @@ from endstate.agents.coord_perform import normalize_keys
 from endstate.agents.llm import DUMMY_KEY, reply_object
 from endstate.agents.model_calls import RetryPolicy, call_with_retries
 from endstate.agents.screen import render_marks
+from endstate.endpoints import Endpoint
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionContentPartParam, ChatCompletionMessageParam
@@ -131,9 +132,27 @@ class ChatBackend:
             "max_tokens": self.max_tokens,
         }
 
-    def _api_key(self) -> str:
+    def _found_key(self) -> str | None:
         fallback = os.environ.get("OPENAI_API_KEY") if self.vendor == "openai-chat" else None
-        return os.environ.get(self.api_key_env) or fallback or DUMMY_KEY
+        return os.environ.get(self.api_key_env) or fallback
+
+    def _api_key(self) -> str:
+        return self._found_key() or DUMMY_KEY
+
+    def endpoint(self) -> Endpoint:
+        """Where its calls go, for the check before the run."""
+        key = self._found_key()
+        fallback = " or $OPENAI_API_KEY" if self.vendor == "openai-chat" else ""
+        return Endpoint(
+            role="agent model",
+            api="openai-chat",
+            model=self.model,
+            base_url=self.base_url,
+            api_key=key or DUMMY_KEY,
+            key_set=key is not None,
+            key_hint=f"${self.api_key_env}{fallback}",
+            option="--agent-base-url",
+        )
 
     async def begin(self, task_text: str, screen: Screen) -> None:
         self._client = AsyncOpenAI(

@@ -139,7 +139,12 @@ class Usage:
     images: int = 0  # screenshots sent
     calls: int = 0
     retries: int = 0  # calls repeated after a rate limit or transient error
-    failed_calls: int = 0  # calls that failed for good
+    failed_calls: int = 0  # calls that failed for good (a call cut by the time limit too)
+
+    @property
+    def succeeded(self) -> int:
+        """Calls that got an answer: every call is one of these, a retry or a failure."""
+        return max(0, self.calls - self.retries - self.failed_calls)
 
     def add(self, other: Usage) -> None:
         self.input_tokens += other.input_tokens

@@ -43,7 +43,9 @@ from endstate.agents.observe import DEFAULT_SNAPSHOT_CHARS
 from endstate.agents.perform import ActOptions
 from endstate.agents.replay import time_budget
 from endstate.agents.screen import OBSERVATIONS, Observation, take_screen
+from endstate.endpoints import check_endpoint
 from endstate.errors import EndstateError
+from endstate.manifest import EndpointCheck
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -180,6 +182,11 @@ class ComputerUseAgent(InProcessAgent):
             "snapshot_chars": self.snapshot_chars,
         }
 
+    async def preflight(self) -> list[EndpointCheck]:
+        """The backend's endpoint, for a backend that names one (every built-in does)."""
+        endpoint = getattr(self._probe, "endpoint", None)
+        return [await check_endpoint(endpoint())] if endpoint is not None else []
+
     async def attempt(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
         screens = ctx.trace_dir / "screens" if ctx.trace_dir is not None else None
         progress = _Progress(ScreenArchive(screens, self.screens_cap))
@@ -220,7 +227,11 @@ class ComputerUseAgent(InProcessAgent):
         await backend.begin(task_message(ctx, "task"), screen)
         outcomes: list[ActionOutcome] = []
         while True:
-            turn = await backend.turn(outcomes, screen)
+            try:
+                turn = await backend.turn(outcomes, screen)
+            except asyncio.CancelledError:  # the time limit cut the model call in flight
+                progress.usage.add(Usage(calls=1, failed_calls=1))
+                raise
             progress.usage.add(turn.usage)
             if turn.problem is not None:
                 preview = {"invalid_reply": turn.text[:REPLY_PREVIEW]}

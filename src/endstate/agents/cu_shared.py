@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass
 
 from endstate.agents.computer import ActionOutcome, Screen, Viewport
+from endstate.endpoints import Endpoint, EndpointApi
 
 COMPUTER_PROMPT = """\
 You are operating a web browser to do healthcare operations work on behalf of the person
@@ -27,6 +28,21 @@ DUMMY_KEY = "endstate-local"  # a local double needs no key, but the SDK clients
 def api_key(env_var: str) -> str:
     """The vendor key from the environment, or a dummy so a local endpoint works without one."""
     return os.environ.get(env_var) or DUMMY_KEY
+
+
+def vendor_endpoint(api: EndpointApi, model: str, base_url: str | None, env_var: str) -> Endpoint:
+    """A vendor backend's endpoint, for the check before the run (the SDK's default URL, or
+    its environment variable, when no base URL is given)."""
+    return Endpoint(
+        role="agent model",
+        api=api,
+        model=model,
+        base_url=base_url,
+        api_key=api_key(env_var),
+        key_set=bool(os.environ.get(env_var)),
+        key_hint=f"${env_var}",
+        option="--agent-base-url",
+    )
 
 
 def png_base64(screen: Screen) -> str:

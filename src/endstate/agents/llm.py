@@ -38,9 +38,12 @@ from endstate.agents.base import (
     TokenUsage,
 )
 from endstate.agents.computer import Usage
+from endstate.agents.model_calls import ModelCallFailed, RetryPolicy, call_with_retries
 from endstate.agents.observe import DEFAULT_SNAPSHOT_CHARS, observe, render
 from endstate.agents.perform import ActionResult, ActOptions, perform
 from endstate.agents.replay import action_record, attempt_downloads, time_budget
+from endstate.endpoints import Endpoint, check_endpoint
+from endstate.manifest import EndpointCheck
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
@@ -220,7 +223,7 @@ class LLMAgent(InProcessAgent):
         self.max_tokens = max_tokens
         self.snapshot_chars = snapshot_chars
         self.request_timeout = request_timeout
-        self.max_retries = max_retries
+        self.retry = RetryPolicy(attempts=max_retries + 1)  # counted, never the SDK's own
         self.options = options or ActOptions()
         self.name = name or f"llm:{model}"
 
@@ -240,7 +243,10 @@ class LLMAgent(InProcessAgent):
         }
 
     def _api_key(self) -> str:
-        return os.environ.get(self.api_key_env) or os.environ.get("OPENAI_API_KEY") or DUMMY_KEY
+        return openai_key(self.api_key_env) or DUMMY_KEY
+
+    async def preflight(self) -> list[EndpointCheck]:
+        return [await check_endpoint(chat_endpoint(self.model, self.base_url, self.api_key_env))]
 
     async def attempt(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
         progress = _Progress()
@@ -253,9 +259,11 @@ class LLMAgent(InProcessAgent):
                     api_key=self._api_key(),
                     base_url=self.base_url,
                     timeout=self.request_timeout,
-                    max_retries=self.max_retries,
+                    max_retries=0,  # retries are the harness's, counted (call_with_retries)
                 ) as client:
                     return await self._loop(client, ctx, page, options, progress)
+        except ModelCallFailed as exc:
+            return progress.outcome("error", error=str(exc), model_failure=True)
         except TimeoutError:
             return progress.outcome("timeout", error=f"time limit {ctx.time_limit:g}s reached")
         except Exception as exc:  # an agent-level failure is an outcome, not a crash
@@ -337,12 +345,15 @@ class LLMAgent(InProcessAgent):
         messages: list[ChatCompletionMessageParam],
         progress: _Progress,
     ) -> str | None:
-        progress.usage.calls += 1
-        response = await client.chat.completions.create(
-            model=self.model,
-            messages=messages,
-            temperature=self.temperature if self.temperature is not None else omit,
-            max_tokens=self.max_tokens if self.max_tokens is not None else omit,
+        response = await call_with_retries(
+            lambda: client.chat.completions.create(
+                model=self.model,
+                messages=messages,
+                temperature=self.temperature if self.temperature is not None else omit,
+                max_tokens=self.max_tokens if self.max_tokens is not None else omit,
+            ),
+            progress.usage,
+            self.retry,
         )
         if response.usage is not None:
             progress.usage_reported = True
@@ -353,3 +364,23 @@ class LLMAgent(InProcessAgent):
         if not response.choices:
             return None
         return response.choices[0].message.content
+
+
+def openai_key(env: str) -> str | None:
+    """The key an OpenAI-compatible agent sends: its own variable, else $OPENAI_API_KEY."""
+    return os.environ.get(env) or os.environ.get("OPENAI_API_KEY")
+
+
+def chat_endpoint(model: str, base_url: str | None, key_env: str) -> Endpoint:
+    """The chat endpoint an OpenAI-compatible agent calls, for its check before the run."""
+    key = openai_key(key_env)
+    return Endpoint(
+        role="agent model",
+        api="openai-chat",
+        model=model,
+        base_url=base_url,
+        api_key=key or DUMMY_KEY,
+        key_set=key is not None,
+        key_hint=f"${key_env} or $OPENAI_API_KEY",
+        option="--agent-base-url",
+    )

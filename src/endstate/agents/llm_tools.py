@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 from typing import TYPE_CHECKING, Any
 
 from openai import AsyncOpenAI, omit
@@ -26,9 +25,12 @@ from endstate.agents.base import (
     TokenUsage,
 )
 from endstate.agents.computer import Usage
-from endstate.agents.llm import DUMMY_KEY
+from endstate.agents.llm import DUMMY_KEY, chat_endpoint, openai_key
+from endstate.agents.model_calls import ModelCallFailed, RetryPolicy, call_with_retries
 from endstate.agents.replay import time_budget
 from endstate.agents.tool_client import ToolClient
+from endstate.endpoints import check_endpoint
+from endstate.manifest import EndpointCheck
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
@@ -105,7 +107,7 @@ class LLMToolsAgent(InProcessAgent):
         self.max_steps = max_steps
         self.temperature = temperature
         self.request_timeout = request_timeout
-        self.max_retries = max_retries
+        self.retry = RetryPolicy(attempts=max_retries + 1)  # counted, never the SDK's own
         self.name = f"llm-tools:{model}"
 
     def config(self) -> dict[str, Any]:
@@ -120,6 +122,9 @@ class LLMToolsAgent(InProcessAgent):
             "temperature": self.temperature,
         }
 
+    async def preflight(self) -> list[EndpointCheck]:
+        return [await check_endpoint(chat_endpoint(self.model, self.base_url, self.api_key_env))]
+
     async def attempt(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
         start = ctx.start_urls.get(self.system)
         if start is None:
@@ -128,13 +133,12 @@ class LLMToolsAgent(InProcessAgent):
         tokens = TokenUsage()
         usage = Usage()
         try:
-            key = os.environ.get(self.api_key_env) or os.environ.get("OPENAI_API_KEY")
             async with (
                 AsyncOpenAI(
-                    api_key=key or DUMMY_KEY,
+                    api_key=openai_key(self.api_key_env) or DUMMY_KEY,
                     base_url=self.base_url,
                     timeout=self.request_timeout,
-                    max_retries=self.max_retries,
+                    max_retries=0,  # retries are the harness's, counted (call_with_retries)
                 ) as llm,
                 ToolClient(start) as tools,
             ):
@@ -142,13 +146,21 @@ class LLMToolsAgent(InProcessAgent):
                     self._loop(llm, tools, ctx, steps, tokens, usage), time_budget(ctx)
                 )
                 return ended.model_copy(update={"usage": usage})
+        except ModelCallFailed as exc:
+            claim: AgentClaim = "error"
+            error, failed = str(exc), True
         except TimeoutError:
-            claim: AgentClaim = "timeout"
-            error = f"time limit {ctx.time_limit:g}s reached"
+            claim, error, failed = "timeout", f"time limit {ctx.time_limit:g}s reached", False
         except Exception as exc:  # an agent-level failure is an outcome, not a crash
-            claim, error = "error", f"{type(exc).__name__}: {exc}"
+            claim, error, failed = "error", f"{type(exc).__name__}: {exc}", False
         return AgentOutcome(
-            claim=claim, error=error, steps=len(steps), actions=steps, tokens=tokens, usage=usage
+            claim=claim,
+            error=error,
+            steps=len(steps),
+            actions=steps,
+            tokens=tokens,
+            usage=usage,
+            model_failure=failed,
         )
 
     async def _loop(
@@ -168,12 +180,15 @@ class LLMToolsAgent(InProcessAgent):
         limit = min(self.max_steps, ctx.max_steps) if self.max_steps else ctx.max_steps
         began = asyncio.get_running_loop().time()
         while len(steps) < limit:
-            usage.calls += 1
-            response = await llm.chat.completions.create(
-                model=self.model,
-                messages=messages,
-                tools=[*offered, FINISH],
-                temperature=self.temperature if self.temperature is not None else omit,
+            response = await call_with_retries(
+                lambda: llm.chat.completions.create(
+                    model=self.model,
+                    messages=messages,
+                    tools=[*offered, FINISH],
+                    temperature=self.temperature if self.temperature is not None else omit,
+                ),
+                usage,
+                self.retry,
             )
             if response.usage is not None:
                 tokens.prompt += response.usage.prompt_tokens

@@ -3,8 +3,11 @@
 Vendor SDKs retry quietly; the harness wants the retries on the record (a run that only passed
 by retrying forty times is worth knowing about), so SDK clients are made with `max_retries=0`
 and every call goes through `call_with_retries`, which backs off exponentially with jitter,
-honours a server's `retry-after`, and counts. A call that still fails raises `ModelCallFailed`:
-the attempt then ends as the agent's failure, not the harness's.
+honours a server's `retry-after`, and counts. A call that still fails raises `ModelCallFailed`,
+and one cut by the attempt's time limit (cancelled while waiting for an answer or a retry) is
+counted failed too. An attempt ended that way after some call succeeded is the agent's
+failure; one in which no call ever succeeded (`reached_no_model`) measured nothing of the
+agent, and the runner records it as the model endpoint's (an infrastructure fault).
 """
 
 from __future__ import annotations
@@ -74,6 +77,9 @@ async def call_with_retries(
         usage.calls += 1
         try:
             return await call()
+        except asyncio.CancelledError:  # cut by the time limit: this call failed for good
+            usage.failed_calls += 1
+            raise
         except Exception as exc:
             if not is_transient(exc) or attempt == policy.attempts:
                 usage.failed_calls += 1
@@ -81,8 +87,18 @@ async def call_with_retries(
             usage.retries += 1
             delay = min(policy.max_delay, policy.base_delay * 2 ** (attempt - 1))
             delay *= 1 + random.uniform(-policy.jitter, policy.jitter)
-            await asyncio.sleep(min(policy.max_delay, max(delay, retry_after(exc) or 0.0)))
+            try:
+                await asyncio.sleep(min(policy.max_delay, max(delay, retry_after(exc) or 0.0)))
+            except asyncio.CancelledError:  # the retry it waited for will never be made
+                usage.retries -= 1
+                usage.failed_calls += 1
+                raise
     raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def reached_no_model(usage: Usage | None) -> bool:
+    """Model calls were made and every one failed: the attempt never heard from its model."""
+    return usage is not None and usage.failed_calls > 0 and usage.succeeded == 0
 
 
 def _describe(exc: BaseException, attempt: int) -> str:
@@ -90,4 +106,14 @@ def _describe(exc: BaseException, attempt: int) -> str:
     what = f"HTTP {status}" if status is not None else type(exc).__name__
     first = str(exc).strip().splitlines()
     detail = f": {first[0][:300]}" if first else ""
-    return f"model call failed after {attempt} tr{'y' if attempt == 1 else 'ies'} ({what}){detail}"
+    where = _url_of(exc)
+    at = f" from {where}" if where else ""
+    tries = f"tr{'y' if attempt == 1 else 'ies'}"
+    return f"model call failed after {attempt} {tries} ({what}){at}{detail}"
+
+
+def _url_of(exc: BaseException) -> str | None:
+    """The URL the failed request went to (the SDKs' errors carry their request)."""
+    request: Any = getattr(exc, "request", None)
+    url = getattr(request, "url", None)
+    return str(url) if url is not None else None

@@ -44,9 +44,11 @@ from endstate.agents.cu_shared import (
     api_key,
     gather_outcomes,
     png_data_url,
+    vendor_endpoint,
 )
 from endstate.agents.model_calls import RetryPolicy, call_with_retries
 from endstate.agents.openai_cu_actions import WAIT_SECONDS, translate
+from endstate.endpoints import Endpoint
 
 if TYPE_CHECKING:
     from openai.types.responses import Response, ResponseComputerToolCall
@@ -83,6 +85,7 @@ class OpenAIComputerBackend:
         self.temperature = temperature
         self.max_output_tokens = max_output_tokens
         self._retry = retry
+        self._endpoint = vendor_endpoint("openai-responses", model, base_url, key_env)
         self._client = AsyncOpenAI(api_key=api_key(key_env), base_url=base_url, max_retries=0)
         self._task = ""
         self._tool: dict[str, Any] = {}
@@ -90,6 +93,10 @@ class OpenAIComputerBackend:
         self._previous: str | None = None
         self._pending: list[_Pending] = []
         self.safety_checks: list[dict[str, Any]] = []  # every check acknowledged, in order
+
+    def endpoint(self) -> Endpoint:
+        """Where its calls go, for the check before the run."""
+        return self._endpoint
 
     def config(self) -> dict[str, Any]:
         return {

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.text import Text
 
 from endstate.cli.console import err
 from endstate.cli.judge import (
@@ -176,6 +177,26 @@ def run(
     sys.stdout.write(result.report)
     sys.stdout.write(f"\nrun directory: {result.store.root}\n")
     exit_if_graded_nothing(judge, result.summary)
+    exit_if_model_answered_nothing(result)
+
+
+MODEL_ANSWERED_NOTHING = 4  # exit status: the agent's model endpoint lost every attempt
+
+
+def exit_if_model_answered_nothing(result: RunResult) -> None:
+    """Exit non-zero when not one attempt heard from the agent's model: nothing was measured."""
+    loss = result.summary.model_loss
+    if loss is None or loss.attempts < loss.total:
+        return
+    err.print(
+        Text.assemble(
+            ("error: ", "red"),
+            f"the agent's model endpoint lost all {loss.total} attempts ({loss.cause}); "
+            "records and report were written, every attempt is unmeasurable",
+        ),
+        soft_wrap=True,
+    )
+    raise typer.Exit(MODEL_ANSWERED_NOTHING)
 
 
 def _run_options(

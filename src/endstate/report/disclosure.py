@@ -293,17 +293,30 @@ def agent_isolation_text(isolation: Isolation | None, records: list[TaskRecord])
     )
 
 
-def _unmeasurable_reason(error: str) -> str:
+_FAULT_REASONS = {
+    "model": "infrastructure (no call to the agent's model endpoint succeeded)",
+    "environment": "infrastructure (episode could not open)",
+    "harness": "infrastructure (the harness failed while handling the attempt)",
+    "sandbox": "infrastructure (the agent's sandbox could not start or failed)",
+    "browser": "infrastructure (the shared browser failed)",
+    "executor": "infrastructure (the worker running the attempt was lost on every try)",
+    "readback": "end state unreadable",
+}
+
+
+def _unmeasurable_reason(record: TaskRecord) -> str:
+    """Why an attempt measured nothing: the fault the harness attributed, by its kind."""
+    if record.infrastructure is not None:
+        return _FAULT_REASONS[record.infrastructure.kind]
+    error = record.error or ""
     if error == NOT_RECORDED:
         return "not recorded (the run stopped first)"
-    if error.startswith("environment"):
-        return "infrastructure (episode could not open)"
-    if error.startswith("infrastructure: the harness failed"):
-        return "infrastructure (the harness failed while handling the attempt)"
+    if error.startswith("environment"):  # records from before faults carried their kind
+        return _FAULT_REASONS["environment"]
     if error.startswith("infrastructure"):
         return "infrastructure (the agent's sandbox could not start)"
     if error.startswith("executor"):
-        return "infrastructure (the worker running the attempt was lost on every try)"
+        return _FAULT_REASONS["executor"]
     return "end state unreadable"
 
 
@@ -443,9 +456,7 @@ def _run_scoring_input(manifest: Manifest, records: list[TaskRecord]) -> str:
 
 def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summary) -> Disclosure:
     """Disclosure for a run endstate executed itself, filled from its manifest and records."""
-    reasons = Counter(
-        _unmeasurable_reason(r.error or "") for r in records if r.status == "unmeasurable"
-    )
+    reasons = Counter(_unmeasurable_reason(r) for r in records if r.status == "unmeasurable")
     unmeasurable = ", ".join(f"{n} {why}" for why, n in reasons.items()) or "none"
     items = [
         ("corpus", "Corpus and pin", _run_pin(manifest)),

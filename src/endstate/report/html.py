@@ -11,6 +11,7 @@ from endstate import __version__
 from endstate.records import TaskRecord
 from endstate.report.charts import Bar, histogram, interval_bars
 from endstate.report.disclosure import Disclosure
+from endstate.report.model_loss import model_loss_line
 from endstate.report.scheduling_text import outcome_rows, rate
 from endstate.report.summary import Cell, LegCell, Summary, headline_records
 from endstate.report.text import leg_fraction, legs_note
@@ -96,6 +97,7 @@ def render_html(
         scheduling_rows=outcome_rows,
         scheduling_rate=rate,
         legs_note=legs_note(summary),
+        model_loss=model_loss_line(summary.model_loss) if summary.model_loss else None,
         cost_text=cost_text,
         records=[_shown(r) for r in sorted(records, key=lambda r: (r.task_id, r.attempt))],
         generated=datetime.now(UTC).isoformat(timespec="seconds"),

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, Field
 
 from endstate.records import TaskRecord, attempt_order
+from endstate.report.model_loss import ModelLoss, model_loss
 from endstate.report.scheduling import SchedulingSummary, summarize_scheduling
 from endstate.report.usage import UsageSummary, summarize_usage
 from endstate.stats import bootstrap_mean, pass_hat_k, wilson_interval
@@ -130,6 +131,11 @@ class Summary(BaseModel):
         default=None,
         description="Model usage and cost over every attempt; None when no attempt reported it.",
     )
+    model_loss: ModelLoss | None = Field(
+        default=None,
+        description="Attempts lost to the agent's model endpoint (no call succeeded); None "
+        "when there were none.",
+    )
 
 
 def headline_records(records: Iterable[TaskRecord]) -> list[TaskRecord]:
@@ -213,6 +219,7 @@ def summarize(records: Sequence[TaskRecord]) -> Summary:
         by_template_leg_kind=_template_leg_cells(errands),
         scheduling=summarize_scheduling(head, records),
         usage=summarize_usage(records, {r.tier: _tier_order(r.tier) for r in records}),
+        model_loss=model_loss(records, head),
     )
 
 

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from endstate.report.disclosure import Disclosure
+from endstate.report.model_loss import model_loss_line
 from endstate.report.scheduling_text import scheduling_tables
 from endstate.report.summary import Cell, JudgeStats, LegCell, Summary
 from endstate.report.usage import UsageCell, UsageSummary, cost_text
@@ -109,6 +110,8 @@ def headline(summary: Summary) -> Text:
         f"Unmeasurable: {summary.unmeasurable}   Blocked: {summary.blocked}   "
         f"Flagged (ungraded points): {summary.flagged}"
     )
+    if summary.model_loss is not None:
+        text.append(f"\n{model_loss_line(summary.model_loss)}", style="bold")
     if summary.deterministic_passes is not None:
         text.append(
             f"\nSecondary, not a score: {summary.deterministic_passes}/{summary.tasks} tasks pass "

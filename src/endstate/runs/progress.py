@@ -11,6 +11,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 from endstate.records import TaskRecord
 
@@ -31,6 +32,7 @@ class RunProgress:
         self.bar = self.progress.add_task("", total=None)
         self.counts = {"passed": 0, "failed": 0, "unmeasurable": 0, "blocked": 0}
         self.started = False
+        self._told: set[str] = set()  # causes of model-endpoint losses already said
 
     def start(self, total: int, already: int) -> None:
         """Shown from the first attempt on: a refusal before it prints one line, no bar."""
@@ -45,6 +47,14 @@ class RunProgress:
 
     def record(self, record: TaskRecord) -> None:
         self.counts[record.status] += 1
+        fault = record.infrastructure
+        if fault is not None and fault.kind == "model" and fault.detail not in self._told:
+            # A dead model endpoint is news at once, not at the end of a long run.
+            self._told.add(fault.detail)
+            self.progress.console.print(
+                Text.assemble(("model endpoint: ", "yellow"), f"attempt lost, {fault.detail}"),
+                soft_wrap=True,
+            )
         c = self.counts
         self.progress.update(
             self.bar,

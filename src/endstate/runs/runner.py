@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from endstate import firewall
 from endstate.agents.agent_output import contained
 from endstate.agents.base import Agent, AgentOutcome, AttemptContext
+from endstate.agents.model_calls import reached_no_model
 from endstate.corpus.model import Task
 from endstate.records import AttemptFacts, InfrastructureFault, TaskRecord
 from endstate.runs.environment import (
@@ -176,6 +177,11 @@ class Runner:
                 fault = InfrastructureFault(
                     kind="sandbox", call="start_agent", detail=outcome.infrastructure_error
                 )
+            elif reached_no_model(outcome.usage):
+                # Not one model call answered: the agent never acted, the endpoint failed.
+                lost = model_lost(outcome)
+                outcome = outcome.model_copy(update={"infrastructure_error": lost})
+                fault = InfrastructureFault(kind="model", call="model_call", detail=lost)
             facts = attempt_facts(outcome, episode.episode_id, started_at, started, repairs)
             if self.plan.prices is not None:
                 facts.cost_usd = self.plan.prices.cost(self.model, facts)
@@ -278,8 +284,9 @@ def attempt_facts(
 ) -> AttemptFacts:
     """The harness's record of what happened, the agent's usage included (never scored).
 
-    A model that kept failing is the system's failure: it is flagged, never an
-    infrastructure fault."""
+    A model that kept failing after some of its calls succeeded is the system's failure: it is
+    flagged (`model_failure`), never an infrastructure fault. One none of whose calls
+    succeeded measured nothing: the runner records that as a `model` fault (`model_lost`)."""
     usage = outcome.usage
     tokens = outcome.tokens
     return AttemptFacts(
@@ -300,6 +307,12 @@ def attempt_facts(
         attempt_seconds=round(time.monotonic() - started, 3),
         sandbox=outcome.sandbox,
     )
+
+
+def model_lost(outcome: AgentOutcome) -> str:
+    """Why an attempt none of whose model calls succeeded is the endpoint's loss, in one line."""
+    why = outcome.error or f"the attempt ended with claim {outcome.claim}"
+    return f"no model call succeeded: {why}"[:500]
 
 
 def _write_trace(trace_dir: Path, outcome: AgentOutcome, facts: AttemptFacts) -> None:

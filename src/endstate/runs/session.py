@@ -28,6 +28,7 @@ from endstate.errors import EndstateError
 from endstate.manifest import (
     AgentPin,
     CorpusPin,
+    EndpointCheck,
     EnvironmentPin,
     ExecutorUse,
     FirewallSummary,
@@ -41,6 +42,7 @@ from endstate.manifest import (
 from endstate.records import TaskFacts, TaskRecord, not_recorded
 from endstate.report.disclosure import Disclosure, interrupted_note, run_disclosure
 from endstate.report.html import render_html
+from endstate.report.model_loss import model_loss_note
 from endstate.report.summary import Summary, summarize
 from endstate.report.text import render_text
 from endstate.runs.environment import Environment, agent_writes_state, takes_setup
@@ -50,6 +52,7 @@ from endstate.runs.environments import (
     environment_kind,
 )
 from endstate.runs.executors import ExecutorChoice
+from endstate.runs.preflight import check_endpoints
 from endstate.runs.prices import PriceTable
 from endstate.runs.runner import Runner, RunPlan
 from endstate.runs.shared_browser import shared_browser
@@ -193,6 +196,7 @@ def _manifest(
     env: Environment,
     browser: str | None,
     isolation: Isolation,
+    endpoint_checks: list[EndpointCheck],
 ) -> Manifest:
     info = env.info()
     agent = opts.agent
@@ -256,6 +260,7 @@ def _manifest(
                 address=opts.executor.ray.address if opts.executor.kind == "ray" else None,
             )
         ],
+        endpoint_checks=endpoint_checks,
     )
 
 
@@ -305,6 +310,7 @@ def _resumed(
             "resumed_at": [*previous.resumed_at, _now_utc()],
             "finished_at": None,
             "executors": [*previous.executors, *manifest.executors],  # not a pin
+            "endpoint_checks": [*previous.endpoint_checks, *manifest.endpoint_checks],
         }
     )
     store.write_manifest(resumed)
@@ -325,6 +331,8 @@ async def execute(opts: RunOptions) -> RunResult:
     pinned = read_manifest_file(opts.pin) if opts.pin else None
     store: RunStore | None = RunStore(opts.resume) if opts.resume else None
     previous = store.read_manifest() if store else None
+    # Before anything starts: a dead model or judge endpoint refuses the run in one line.
+    endpoint_checks = await check_endpoints(opts.agent, opts.judge, tasks)
 
     kind = opts.env or choose_environment([t.public for t in tasks])
     async with AsyncExitStack() as started:
@@ -350,6 +358,7 @@ async def execute(opts: RunOptions) -> RunResult:
             env,
             browser.version if browser else isolation.details.get("browser_version"),
             isolation,
+            endpoint_checks,
         )
         if pinned is not None:
             _refuse(
@@ -454,6 +463,7 @@ def render(
         f"({manifest.mode})"
         + "".join(f" — {w.label}" for w in weakenings)
         + interrupted_note(records)
+        + model_loss_note(records)
     )
     text = render_text(summary, disclosure, title)
     if manifest.gates is not None:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import httpx2
 
+from endstate.endpoints import Endpoint, check_endpoint
+from endstate.manifest import EndpointCheck
 from endstate.records import JudgeIdentity
 from endstate.scoring.deadline import DEADLINE, DeadlineExceeded, DeadlineTransport
 from endstate.scoring.judge_models import JudgeUnavailable, JudgeVerdict, RubricInput
@@ -123,11 +125,30 @@ class Judge:
 
         self._client = openai.OpenAI(
             base_url=config.base_url,
-            api_key=os.environ.get(config.api_key_env)
-            or os.environ.get("OPENAI_API_KEY")
-            or "none",
+            api_key=self._key() or "none",
             max_retries=0,  # retries are ours, inside the check's budget
             http_client=httpx2.Client(transport=DeadlineTransport()),
+        )
+
+    def _key(self) -> str | None:
+        return os.environ.get(self.config.api_key_env) or os.environ.get("OPENAI_API_KEY")
+
+    async def preflight(self) -> EndpointCheck:
+        """The judge's endpoint answers and takes the key, or EndstateError: checked before a
+        run whose tasks hold rubric checks, so a dead judge is a refusal, not a run of
+        ungraded checks."""
+        key = self._key()
+        return await check_endpoint(
+            Endpoint(
+                role="judge",
+                api="openai-chat",
+                model=self.config.model,
+                base_url=self.config.base_url,
+                api_key=key or "none",
+                key_set=key is not None,
+                key_hint=f"${self.config.api_key_env} or $OPENAI_API_KEY",
+                option="--judge-base-url",
+            )
         )
 
     # -- time spent waiting on the judge ----------------------------------------------------
