@@ -7,7 +7,8 @@ kept apart from a regression, and each is listed, never absorbed:
 - a *judge flip*: the only checks that changed are rubric verdicts, and judging them again with
   fresh calls does not reproduce the new verdict;
 - an attempt lost to the *infrastructure*, with affirmative evidence the runner recorded
-  (`TaskRecord.infrastructure`); a crash or a timeout without it is charged to the system;
+  (`TaskRecord.infrastructure`); a crash or a timeout without it is charged to the system, and
+  so is an attempt lost to the agent's own model endpoint (listed, never excused);
 - *drift*: the two sides are not comparable (corpus, environment, judge) — refused unless
   allowed, and then disclosed.
 """
@@ -117,8 +118,21 @@ def changed_between(base: SheetPins, run: SheetPins) -> list[str]:
     return out
 
 
+# Faults that excuse an attempt from the comparison. An attempt lost to the agent's own model
+# endpoint is attributed in the run's report, but here it counts as the system's: the endpoint
+# is part of what is evaluated, and excusing it would let an endpoint that fails on the tasks
+# it would regress on hide those regressions.
+EXCUSED = frozenset({"environment", "readback", "browser", "sandbox", "executor", "harness"})
+
+
 def _measured(task: TaskSheet) -> list[AttemptResult]:
-    return [a for a in task.attempts if a.infrastructure is None]
+    return [
+        a for a in task.attempts if a.infrastructure is None or a.infrastructure.kind not in EXCUSED
+    ]
+
+
+def _model_lost(attempt: AttemptResult) -> bool:
+    return attempt.infrastructure is not None and attempt.infrastructure.kind == "model"
 
 
 def _rate(attempts: list[AttemptResult]) -> float:
@@ -195,7 +209,9 @@ def compare_task(
         a.status != "unmeasurable" for a in before
     )
     kind = None
-    if lost_score:
+    if lost_score and all(_model_lost(a) for a in now):
+        kind = "lost score (the agent's model endpoint never answered)"
+    elif lost_score:
         kind = "lost score (unmeasurable, no infrastructure evidence)"
     elif out.run_pass_rate < out.base_pass_rate:
         kind = "lost pass" if len(before) == len(now) == 1 else "pass rate down"
