@@ -270,12 +270,21 @@ def agent_isolation_text(isolation: Isolation | None, records: list[TaskRecord])
     survivors = sum(s.survivors or 0 for s in sandboxes)
     truncated = sum(s.output_truncated for s in sandboxes)
     browser_off = sum(1 for s in sandboxes if (s.browser_sandbox or "").startswith("off"))
+    unhardened = sum(1 for s in sandboxes if not s.agent_seccomp or s.supervisor_dumpable)
     return (
         "every attempt's agent ran in its own sandbox (bubblewrap namespaces: mount, pid, net, "
         "ipc, uts; its own unprivileged uid; a read-only view with nothing of the harness, "
         "corpus, run directory or caches; network only to the environment's agent-facing "
         f"ports) with {browser}"
         + (f" (Chromium's own sandbox off in {browser_off})" if browser_off else "")
+        + (
+            f"; the seccomp filter or the supervisor's protection was OFF in {unhardened} "
+            "attempt(s)"
+            if unhardened
+            else "; under a seccomp filter (no ptrace, mounts, new namespaces, keyring, BPF or "
+            "kernel modules), the sandbox's supervisor out of its reach, its scratch space "
+            "bounded in bytes and in files"
+        )
         + "; the sandbox and every process in it were gone before the end state was read "
         f"({survivors} straggler process(es) killed at teardown; output truncated in "
         f"{truncated} attempt(s))"

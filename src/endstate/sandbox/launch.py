@@ -24,7 +24,7 @@ from typing import Any
 
 from endstate.errors import EndstateError
 from endstate.sandbox.capture import Capture, drain
-from endstate.sandbox.filesystem import agent_env, filesystem_args, write_file
+from endstate.sandbox.filesystem import agent_env, filesystem_args, scratch_space, write_file
 from endstate.sandbox.gateway import Gateway
 from endstate.sandbox.spec import (
     AGENT_ID,
@@ -32,6 +32,7 @@ from endstate.sandbox.spec import (
     CDP_PORT,
     HOME,
     INSIDE,
+    QUOTA_MOUNTS,
     STORAGE_BYTES,
     SUPERVISOR,
     TEARDOWN_SECONDS,
@@ -142,9 +143,13 @@ class Sandbox:
             port = gateway.network.egress_port
             if gateway.egress is not None and port is not None:
                 forward.append({"port": port, "socket": str(INSIDE / "net" / "egress.sock")})
+        hardened = sandboxed and spec.hardened
         return {
             "control_fd": control_fd,
             "isolation": spec.isolation,
+            # The supervisor makes itself unreachable; the agent starts through confine.py.
+            "hardened": hardened,
+            "confine": str(INSIDE / "confine.py") if hardened else None,
             "forward": forward,
             "browser": browser,
             "argv": spec.view.argv,
@@ -257,7 +262,10 @@ class Sandbox:
                 "--inh-caps=-all",
             ]
         python = str(spec.view.python or sys.executable)
-        return [*argv, python, str(INSIDE / "supervisor.py"), str(INSIDE / "config.json")]
+        argv += [python, str(INSIDE / "supervisor.py"), str(INSIDE / "config.json")]
+        if not spec.hardened:
+            return argv
+        return [*quota_mounts_argv(spec, self.staging, support.privileged), *argv]
 
     async def _event(self, timeout: float) -> dict[str, Any]:
         assert self._control is not None
@@ -356,6 +364,9 @@ class Sandbox:
             "browser": "own" if self.spec.browser else "none",
             "ready_ms": self.ready.get("ready_ms"),
             "browser_sandbox": browser_sandbox,
+            "supervisor_dumpable": self.ready.get("supervisor_dumpable"),
+            "agent_seccomp": self.ready.get("agent_seccomp"),
+            "agent_landlock": self.ready.get("agent_landlock"),
             "survivors": survivors,
             "stdout_bytes": self.stdout.total,
             "stderr_bytes": self.stderr.total,
@@ -387,6 +398,14 @@ class Sandbox:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
         return found
+
+
+def quota_mounts_argv(spec: SandboxSpec, staging: Path, privileged: bool) -> list[str]:
+    """The prefix that runs bubblewrap in a mount namespace holding the sandbox's writable
+    file systems, each with its byte and inode quota (`quota_mounts.py`)."""
+    mounts = [[str(s.folder), s.size, s.inodes, s.mode] for s in scratch_space(spec, staging)]
+    plan = json.dumps({"user": not privileged, "mounts": mounts})
+    return [sys.executable, "-I", "-S", str(QUOTA_MOUNTS), plan, "--"]
 
 
 class SandboxFailed(Exception):
