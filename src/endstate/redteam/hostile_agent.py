@@ -41,6 +41,11 @@ from hostile_kit import (  # type: ignore[import-not-found]  # its sibling modul
     walk,
     wrote,
 )
+from hostile_sandbox import (  # type: ignore[import-not-found]  # its sibling module
+    inode_flood,
+    seccomp,
+    supervisor_ptrace,
+)
 from hostile_system import (  # type: ignore[import-not-found]  # its sibling module
     disk_fill,
     exhaustion,
@@ -368,6 +373,9 @@ ATTACKS = {
     "signals": signals,
     "false-claim": false_claim,
     "victim": victim,
+    "supervisor-ptrace": supervisor_ptrace,
+    "seccomp": seccomp,
+    "inode-flood": inode_flood,
 }
 
 
