@@ -37,7 +37,7 @@ def run_agent(
 ) -> tuple[AgentOutcome, CommandAgent]:
     agent = CommandAgent(command, browser=browser, limits=limits, hardened=hardened)
     trace = tmp_path / "trace"
-    trace.mkdir(exist_ok=True)
+    trace.mkdir(parents=True, exist_ok=True)
     ctx = AttemptContext(
         projection=Projection(
             task_id="t-1",

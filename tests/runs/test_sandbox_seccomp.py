@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import pytest
 
 from endstate.sandbox.seccomp import ARCHES, DENIED, Unsupported, numbers, program
 
-from .sandbox_agent import requires_sandbox, run_file
+from .sandbox_agent import requires_sandbox, run_agent, run_file
 
 PROBE = Path(__file__).with_name("seccomp_probe.py")
 # What no agent needs, written out here rather than read from the filter's own list.
@@ -147,3 +148,20 @@ def test_the_syscall_tables_match_the_kernel_headers(machine: str, header: str) 
 def test_an_unknown_architecture_is_refused_with_its_name() -> None:
     with pytest.raises(Unsupported, match="no seccomp syscall table for 'riscv64'"):
         program("riscv64")
+
+
+@requires_sandbox
+def test_the_manifest_records_what_was_in_force(tmp_path: Path) -> None:
+    command = f"{sys.executable} -c pass"
+    _, agent = run_agent(command, tmp_path / "on")
+    details = agent.isolation().details
+    hardening = details["sandbox"]["hardening"]
+    seccomp = hardening["seccomp"]
+    assert seccomp["architecture"] == os.uname().machine
+    assert sorted(n for names in seccomp["denied (EPERM)"].values() for n in names) == sorted(
+        REFUSED
+    )
+    assert "not dumpable" in hardening["supervisor"]
+    assert details["limits"]["tmp_inodes"] == 32768 and details["limits"]["shm_inodes"] == 4096
+    _, agent = run_agent(command, tmp_path / "off", hardened=False)
+    assert agent.isolation().details["sandbox"]["hardening"].startswith("OFF")

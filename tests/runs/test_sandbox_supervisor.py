@@ -19,6 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from endstate.manifest import Isolation
+from endstate.records import AttemptFacts, SandboxFacts, TaskRecord
+from endstate.report.disclosure import agent_isolation_text
 from endstate.sandbox.platform import probe
 from endstate.sandbox.policy import SandboxLimits
 from endstate.scratch import process_root
@@ -192,6 +195,9 @@ def test_the_scratch_space_never_shows_on_the_host(tmp_path: Path) -> None:
 AS_A_USER = """\
 import json, sys, tempfile
 from pathlib import Path
+from endstate.manifest import Isolation
+from endstate.records import AttemptFacts, SandboxFacts, TaskRecord
+from endstate.report.disclosure import agent_isolation_text
 from endstate.sandbox.platform import probe
 from endstate.sandbox.policy import SandboxLimits
 from tests.runs.sandbox_agent import run_agent, run_script, HEADER
@@ -249,3 +255,20 @@ def test_an_ordinary_users_sandbox_is_hardened_the_same_way(tmp_path: Path) -> N
     for folder, quota in (("/tmp", 2000), ("/home/agent", 2000), ("/dev/shm", 500)):
         assert seen["flood"][folder]["error"] == "No space left on device"
         assert seen["flood"][folder]["files"] < quota
+
+
+def test_the_report_says_when_an_attempt_ran_without_the_hardening() -> None:
+    def record(attempt: str, **sandbox: object) -> TaskRecord:
+        facts = AttemptFacts(claim="done", sandbox=SandboxFacts(isolation="sandbox", **sandbox))
+        return TaskRecord(
+            task_id="t", attempt=attempt, family="f", tier="easy", status="failed",
+            score=0, earned=0, weight=1, facts=facts,
+        )  # fmt: skip
+
+    hardened = {"agent_seccomp": "x86_64: 36 calls denied", "supervisor_dumpable": False}
+    isolation = Isolation(mode="sandbox", browser="own")
+    text = agent_isolation_text(isolation, [record("1", **hardened), record("2", **hardened)])
+    assert "under a seccomp filter" in text and "OFF" not in text
+    text = agent_isolation_text(isolation, [record("1", **hardened), record("2")])
+    assert "supervisor's protection was OFF in 1 attempt(s)" in text
+    assert "under a seccomp filter" not in text
