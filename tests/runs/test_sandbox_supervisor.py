@@ -24,6 +24,7 @@ from endstate.records import AttemptFacts, SandboxFacts, TaskRecord
 from endstate.report.disclosure import agent_isolation_text
 from endstate.sandbox.platform import probe
 from endstate.sandbox.policy import SandboxLimits
+from endstate.sandbox.spec import QUOTA_MOUNTS
 from endstate.scratch import process_root
 
 from .sandbox_agent import HEADER, requires_sandbox, run_agent, run_script
@@ -47,11 +48,10 @@ except OSError as exc:
     out["mem"] = errno.errorcode[exc.errno]
 with open("/run/endstate/config.json") as fh:
     control = json.load(fh)["control_fd"]
+fd = None
 try:
     fd = os.open(f"/proc/1/fd/{control}", os.O_WRONLY)
-    # A forged exit event, status 0, ahead of the real one (this program exits 3).
-    os.write(fd, json.dumps({"event": "exit", "status": 0}).encode() + b"\\n")
-    out["control"] = "forged"
+    out["control"] = "opened"
 except OSError as exc:
     out["control"] = errno.errorcode[exc.errno]
 try:  # the first page pid 1 maps, where its maps can be read
@@ -66,6 +66,8 @@ got = libc.syscall(ctypes.c_long(310), ctypes.c_long(1), iov, ctypes.c_ulong(1),
                    ctypes.c_ulong(1), ctypes.c_ulong(0))  # process_vm_readv (x86_64)
 out["vm_read"] = "read" if got > 0 else err()
 print(json.dumps({"claim": "done", "message": json.dumps(out)}), flush=True)
+if fd is not None:  # a forged exit event, status 0, ahead of the real one: this exits 3
+    os.write(fd, json.dumps({"event": "exit", "status": 0}).encode() + b"\\n")
 sys.exit(3)
 """
 
@@ -128,7 +130,7 @@ def test_the_agent_cannot_ptrace_read_or_write_the_supervisor(tmp_path: Path) ->
         # The pipe itself belongs to the harness's root, so only through pid 1's memory.
         assert found["control"] == "EACCES"
     else:  # an ordinary user's pipe is the agent's own: it forges the harness's exit event
-        assert found["control"] == "forged" and error is None
+        assert found["control"] == "opened" and error is None
 
 
 @requires_sandbox
@@ -200,6 +202,7 @@ from endstate.records import AttemptFacts, SandboxFacts, TaskRecord
 from endstate.report.disclosure import agent_isolation_text
 from endstate.sandbox.platform import probe
 from endstate.sandbox.policy import SandboxLimits
+from endstate.sandbox.spec import QUOTA_MOUNTS
 from tests.runs.sandbox_agent import run_agent, run_script, HEADER
 from tests.runs import test_sandbox_supervisor as t
 out = {"privileged": probe().privileged, "reason": probe().reason}
@@ -251,7 +254,7 @@ def test_an_ordinary_users_sandbox_is_hardened_the_same_way(tmp_path: Path) -> N
     message, error = seen["reach-False"]
     # Unhardened, the pipe is the harness user's, as is the agent: it forges the exit event
     # and the harness believes it (no error, where the program exited 3).
-    assert json.loads(message)["control"] == "forged" and error is None
+    assert json.loads(message)["control"] == "opened" and error is None
     for folder, quota in (("/tmp", 2000), ("/home/agent", 2000), ("/dev/shm", 500)):
         assert seen["flood"][folder]["error"] == "No space left on device"
         assert seen["flood"][folder]["files"] < quota
@@ -272,3 +275,32 @@ def test_the_report_says_when_an_attempt_ran_without_the_hardening() -> None:
     text = agent_isolation_text(isolation, [record("1", **hardened), record("2")])
     assert "supervisor's protection was OFF in 1 attempt(s)" in text
     assert "under a seccomp filter" not in text
+
+
+@pytest.mark.parametrize(
+    ("plan", "why"),
+    [
+        ("{not json", "cannot make the sandbox's scratch space: Expecting property name"),
+        (
+            json.dumps({"user": False, "mounts": [["/nonexistent/es", 4096, 64, "1777"]]}),
+            "cannot make the sandbox's scratch space: [Errno 2] No such file or directory: "
+            "'tmpfs on /nonexistent/es'",
+        ),
+    ],
+)
+def test_scratch_space_that_cannot_be_made_is_one_line_and_nothing_runs(
+    plan: str, why: str, tmp_path: Path
+) -> None:
+    if os.geteuid() != 0 and '"user": false' in plan:
+        plan = plan.replace('"user": false', '"user": true')
+    marker = tmp_path / "ran"
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(QUOTA_MOUNTS), plan, "--", "/usr/bin/touch", str(marker)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 71
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"endstate sandbox: {why}"), line
+    assert not marker.exists()

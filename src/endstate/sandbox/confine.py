@@ -32,6 +32,12 @@ _MAKE_CHAR, _MAKE_BLOCK = 1 << 6, 1 << 11  # LANDLOCK_ACCESS_FS_MAKE_*
 _SCOPE_ABSTRACT_UNIX, _SCOPE_SIGNAL = 1 << 0, 1 << 1
 
 
+def _failed(what: str) -> OSError:
+    """The last call's errno, with its words and what failed: "[Errno 1] ...: 'what'"."""
+    number = ctypes.get_errno()
+    return OSError(number, os.strerror(number), what)
+
+
 def _sibling(name: str) -> ModuleType:
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
     spec = importlib.util.spec_from_file_location(f"endstate_sandbox_{name}", path)
@@ -42,15 +48,9 @@ def _sibling(name: str) -> ModuleType:
 
 
 def landlock() -> int | None:
-    """Put this process in a Landlock domain of its own; the ABI used, or None if absent."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    abi = libc.syscall(
-        ctypes.c_long(_LANDLOCK_CREATE_RULESET),
-        None,
-        ctypes.c_size_t(0),
-        ctypes.c_uint32(_LANDLOCK_VERSION),
-    )
+    """Put this process in a Landlock domain of its own (no_new_privs must be set); the ABI
+    used, or None where the kernel has no Landlock."""
+    abi = _syscall(_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), _LANDLOCK_VERSION)
     if abi < 1:
         return None  # not built into this kernel, or switched off at boot
     # struct landlock_ruleset_attr grew with the ABI: fs (1), net (4), scoped (6).
@@ -60,33 +60,23 @@ def landlock() -> int | None:
     if abi >= 6:
         fields.append(_SCOPE_ABSTRACT_UNIX | _SCOPE_SIGNAL)
     attr = (ctypes.c_uint64 * len(fields))(*fields)
-    fd = libc.syscall(
-        ctypes.c_long(_LANDLOCK_CREATE_RULESET),
-        ctypes.byref(attr),
-        ctypes.c_size_t(ctypes.sizeof(attr)),
-        ctypes.c_uint32(0),
-    )
+    size = ctypes.c_size_t(ctypes.sizeof(attr))
+    fd = _syscall(_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), size, 0)
     if fd < 0:
-        raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
+        raise _failed("landlock_create_ruleset")
     try:
-        # no_new_privs first: Landlock requires it of an unprivileged process.
-        if (
-            libc.prctl(
-                38, ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)
-            )
-            != 0
-        ):
-            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
-        if (
-            libc.syscall(
-                ctypes.c_long(_LANDLOCK_RESTRICT_SELF), ctypes.c_int(fd), ctypes.c_uint32(0)
-            )
-            != 0
-        ):
-            raise OSError(ctypes.get_errno(), "landlock_restrict_self")
+        if _syscall(_LANDLOCK_RESTRICT_SELF, fd, 0) != 0:
+            raise _failed("landlock_restrict_self")
     finally:
         os.close(fd)
-    return int(abi)
+    return abi
+
+
+def _syscall(number: int, *args: object) -> int:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    values = [ctypes.c_long(a) if isinstance(a, int) else a for a in args]
+    return int(libc.syscall(ctypes.c_long(number), *values))
 
 
 def confine() -> dict[str, Any]:
@@ -94,6 +84,7 @@ def confine() -> dict[str, Any]:
     seccomp = _sibling("seccomp")
     machine = os.uname().machine
     seccomp.numbers(machine)  # an unknown machine is refused before anything changes
+    seccomp.no_new_privs()  # Landlock requires it of an unprivileged process
     abi = landlock()
     seccomp.install(machine)
     return {"seccomp": machine, "denied": len(seccomp.DENIED), "landlock": abi}

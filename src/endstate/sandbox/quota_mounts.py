@@ -26,9 +26,15 @@ MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
 EXIT_FAILED = 71  # EX_OSERR
 
 
+def _failed(what: str) -> OSError:
+    """The last call's errno, with its words and what failed: "[Errno 1] ...: 'what'"."""
+    number = ctypes.get_errno()
+    return OSError(number, os.strerror(number), what)
+
+
 def _check(result: int, what: str) -> None:
     if result != 0:
-        raise OSError(ctypes.get_errno(), what)
+        raise _failed(what)
 
 
 def _write(path: str, text: str) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import os
 import struct
 
 # Why each call is refused (the manifest and the trust-boundary page say the same).
@@ -173,6 +174,12 @@ class Unsupported(Exception):
     """No syscall table for this machine: the sandbox refuses rather than run unfiltered."""
 
 
+def _failed(what: str) -> OSError:
+    """The last call's errno, with its words and what failed: "[Errno 1] ...: 'what'"."""
+    number = ctypes.get_errno()
+    return OSError(number, os.strerror(number), what)
+
+
 def numbers(machine: str) -> dict[str, int]:
     if machine not in ARCHES:
         raise Unsupported(f"no seccomp syscall table for {machine!r} (known: {', '.join(ARCHES)})")
@@ -223,35 +230,27 @@ class _Fprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
+def _prctl(what: str, option: int, *args: object) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    values = [ctypes.c_ulong(a) if isinstance(a, int) else a for a in args]
+    values += [ctypes.c_ulong(0)] * (4 - len(values))
+    if libc.prctl(ctypes.c_int(option), *values) != 0:
+        raise _failed(what)
+
+
+def no_new_privs() -> None:
+    """Nothing this process runs can gain privileges (nor shed a filter): set-uid bits and
+    file capabilities stop working for it."""
+    _prctl("prctl(PR_SET_NO_NEW_PRIVS)", 38, 1)
+
+
 def install(machine: str) -> None:
     """no_new_privs, then the filter, on this process and everything it will start."""
     code = program(machine)
-    libc = ctypes.CDLL(None, use_errno=True)
     buffer = ctypes.create_string_buffer(code, len(code))
     fprog = _Fprog(len(code) // 8, ctypes.addressof(buffer))
-    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
-    if (
-        libc.prctl(
-            pr_set_no_new_privs,
-            ctypes.c_ulong(1),
-            ctypes.c_ulong(0),
-            ctypes.c_ulong(0),
-            ctypes.c_ulong(0),
-        )
-        != 0
-    ):
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
-    if (
-        libc.prctl(
-            pr_set_seccomp,
-            ctypes.c_ulong(seccomp_mode_filter),
-            ctypes.byref(fprog),
-            ctypes.c_ulong(0),
-            ctypes.c_ulong(0),
-        )
-        != 0
-    ):
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
+    no_new_privs()
+    _prctl("prctl(PR_SET_SECCOMP)", 22, 2, ctypes.byref(fprog))  # SECCOMP_MODE_FILTER
 
 
 def describe(machine: str) -> dict[str, object]:

@@ -183,24 +183,16 @@ def out_of_reach() -> bool:
     and process_vm_readv to anyone without CAP_SYS_PTRACE, whatever the uid. And SIGINT back
     to its default, which for the first process of a PID namespace means a signal from inside
     is dropped: Python's own handler would otherwise let the agent end the supervisor early."""
-    libc = ctypes.CDLL(None, use_errno=True)
     pr_set_dumpable, pr_get_dumpable = 4, 3
-    libc.prctl(
-        pr_set_dumpable, ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)
-    )
+    _prctl(pr_set_dumpable, 0)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    return (
-        int(
-            libc.prctl(
-                pr_get_dumpable,
-                ctypes.c_ulong(0),
-                ctypes.c_ulong(0),
-                ctypes.c_ulong(0),
-                ctypes.c_ulong(0),
-            )
-        )
-        == 0
-    )
+    return _prctl(pr_get_dumpable) == 0
+
+
+def _prctl(option: int, arg: int = 0) -> int:
+    libc = ctypes.CDLL(None, use_errno=True)
+    zero = ctypes.c_ulong(0)
+    return int(libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), zero, zero, zero))
 
 
 def confinement(config: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
