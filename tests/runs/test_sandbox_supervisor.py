@@ -304,3 +304,36 @@ def test_scratch_space_that_cannot_be_made_is_one_line_and_nothing_runs(
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"endstate sandbox: {why}"), line
     assert not marker.exists()
+
+
+BROWSER = """\
+import signal
+pid = next(p for p in os.listdir("/proc") if p.isdigit() and b"--remote-debugging-port"
+           in open(f"/proc/{p}/cmdline", "rb").read())
+out = {}
+try:
+    open(f"/proc/{pid}/mem", "rb").close()
+    out["mem"] = "opened"
+except OSError as exc:
+    out["mem"] = exc.strerror
+try:
+    os.kill(int(pid), signal.SIGCONT)  # harmless, if it arrives
+    out["signal"] = "sent"
+except OSError as exc:
+    out["signal"] = exc.strerror
+print(json.dumps({"claim": "done", "message": json.dumps(out)}))
+"""
+
+
+@requires_sandbox
+def test_landlock_keeps_the_agent_from_the_sandboxs_browser(tmp_path: Path) -> None:
+    landlock = probe().landlock
+    if landlock is None:
+        pytest.skip("this kernel has no Landlock: the browser's memory is reachable (documented)")
+    on = run_script(BROWSER, tmp_path / "on", browser=True)
+    assert on["mem"] == "Permission denied"
+    assert on["_facts"].agent_landlock == landlock
+    if landlock >= 6:
+        assert on["signal"] == "Operation not permitted"
+    off = run_script(BROWSER, tmp_path / "off", browser=True, hardened=False)
+    assert (off["mem"], off["signal"]) == ("opened", "sent")
