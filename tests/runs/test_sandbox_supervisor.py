@@ -7,9 +7,11 @@ so the test shows what the hardening stops, not only that the attack failed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -19,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from endstate.agents.base import RunResources
+from endstate.agents.command import CommandAgent
 from endstate.manifest import Isolation
 from endstate.records import AttemptFacts, SandboxFacts, TaskRecord
 from endstate.report.disclosure import agent_isolation_text
@@ -27,7 +31,7 @@ from endstate.sandbox.policy import SandboxLimits
 from endstate.sandbox.spec import QUOTA_MOUNTS
 from endstate.scratch import process_root
 
-from .sandbox_agent import HEADER, requires_sandbox, run_agent, run_script
+from .sandbox_agent import HEADER, PORT, requires_sandbox, run_agent, run_script
 
 REACH = """\
 import ctypes, errno
@@ -197,6 +201,8 @@ def test_the_scratch_space_never_shows_on_the_host(tmp_path: Path) -> None:
 AS_A_USER = """\
 import json, sys, tempfile
 from pathlib import Path
+from endstate.agents.base import RunResources
+from endstate.agents.command import CommandAgent
 from endstate.manifest import Isolation
 from endstate.records import AttemptFacts, SandboxFacts, TaskRecord
 from endstate.report.disclosure import agent_isolation_text
@@ -337,3 +343,39 @@ def test_landlock_keeps_the_agent_from_the_sandboxs_browser(tmp_path: Path) -> N
         assert on["signal"] == "Operation not permitted"
     off = run_script(BROWSER, tmp_path / "off", browser=True, hardened=False)
     assert (off["mem"], off["signal"]) == ("opened", "sent")
+
+
+@requires_sandbox
+def test_one_sandboxs_teardown_never_touches_a_sandbox_started_after_it_ended() -> None:
+    """A freed PID namespace's number goes to the next one the kernel makes: counting the
+    survivors of a sandbox that ended on its own must not find (and kill) a newer one's."""
+    from endstate.sandbox.launch import Sandbox
+
+    async def go() -> list[tuple[int | None, bool]]:
+        agent = CommandAgent(f"{sys.executable} -c pass", browser=False)
+        await agent.start(RunResources(agent_urls=[f"http://127.0.0.1:{PORT}"], attempts=1))
+        await agent.stop()  # only its spec is wanted: the sandboxes here are made by hand
+        spec = agent._spec
+        assert spec is not None
+        seen = []
+        for _ in range(3):  # the number is reused often, not always: others make namespaces
+            first = Sandbox(spec)
+            await first.launch()
+            assert first.proc is not None and first.ns_init is not None
+            os.kill(first.ns_init, signal.SIGKILL)  # it ends on its own, as when its agent exits
+            await first.proc.wait()
+            await asyncio.sleep(1)  # the kernel frees its namespaces (and their numbers)
+            second = Sandbox(spec)
+            await second.launch()
+            try:
+                facts = await first.destroy()
+                assert second.proc is not None and second.ns_init is not None
+                alive = second.proc.returncode is None
+                seen.append(
+                    (facts["survivors"], alive and Path(f"/proc/{second.ns_init}").exists())
+                )
+            finally:
+                await second.destroy()
+        return seen
+
+    assert asyncio.run(go()) == [(0, True)] * 3

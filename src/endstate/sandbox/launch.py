@@ -91,6 +91,12 @@ class Sandbox:
         self.uid: int | None = None
         self.ns_init: int | None = None
         self.pid_ns: str | None = None
+        # Held from launch to the survivors' count: a pidfd, so SIGKILL reaches this sandbox's
+        # first process or nothing (never a process that inherited its pid), and a descriptor
+        # of its PID namespace, which keeps that namespace's number from going to a sandbox
+        # started meanwhile (the kernel reuses a freed one at once) and so being taken for it.
+        self._ns_init_fd: int | None = None
+        self._pid_ns_fd: int | None = None
         self.ready: dict[str, Any] = {}
         self.stdout = Capture(spec.limits.output_bytes)
         self.stderr = Capture(spec.limits.output_bytes)
@@ -205,8 +211,10 @@ class Sandbox:
         )
         if sandboxed:
             info = await asyncio.to_thread(_read_all, info_r)
-            with contextlib.suppress(ValueError, KeyError, TypeError):
+            with contextlib.suppress(ValueError, KeyError, TypeError, OSError):
                 self.ns_init = int(json.loads(info)["child-pid"])
+                self._ns_init_fd = os.pidfd_open(self.ns_init)
+                self._pid_ns_fd = os.open(f"/proc/{self.ns_init}/ns/pid", os.O_RDONLY)
                 self.pid_ns = os.readlink(f"/proc/{self.ns_init}/ns/pid")
         else:
             os.close(info_r)
@@ -333,11 +341,11 @@ class Sandbox:
             return self._facts
         proc = self.proc
         if proc is not None and proc.returncode is None:
-            if self.ns_init is not None:
+            if self._ns_init_fd is not None:
                 # The namespace dies with its first process; bubblewrap exits once the kernel
                 # has reaped every process in it, so waiting for bubblewrap waits for them all.
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(self.ns_init, signal.SIGKILL)
+                    signal.pidfd_send_signal(self._ns_init_fd, signal.SIGKILL)
                 with contextlib.suppress(TimeoutError):  # thousands of processes take a while
                     await asyncio.wait_for(proc.wait(), timeout=TEARDOWN_SECONDS)
             if proc.returncode is None:
@@ -349,6 +357,10 @@ class Sandbox:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(task, timeout=5)
         survivors = await asyncio.to_thread(self._survivors)
+        for fd in (self._ns_init_fd, self._pid_ns_fd):
+            if fd is not None:
+                os.close(fd)
+        self._ns_init_fd = self._pid_ns_fd = None
         if self.spec.isolation != "sandbox":  # a sandbox's browser profile dies with it
             _remove_singleton_folder(self._unsandboxed_profile)
         shutil.rmtree(self.staging, ignore_errors=True)
