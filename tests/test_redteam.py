@@ -67,6 +67,10 @@ def test_every_attack_holds_against_the_installed_harness(tmp_path: Path) -> Non
     assert "memory refused after" in findings["exhaustion"]["evidence"]
     assert "file:///etc/passwd: Error" in findings["shared-browser"]["evidence"]
     assert "claim done" in findings["false-claim"]["evidence"]
+    assert "the supervisor outlived SIGINT" in findings["supervisor-ptrace"]["evidence"]
+    assert "ptrace: EPERM" in findings["supervisor-ptrace"]["evidence"]
+    assert re.search(r"(\d+) of \1 calls refused", findings["seccomp"]["evidence"])
+    assert "No space left on device" in findings["inode-flood"]["evidence"]
     assert "victim attempt(s), all untouched" in findings["victims untouched"]["evidence"]
     assert "lone surrogates written as escapes" in findings["lone-surrogate"]["evidence"]
     assert "5,000 digits" in findings["number-bombs"]["evidence"]
@@ -87,6 +91,23 @@ def test_without_a_sandbox_the_same_attacks_break(tmp_path: Path) -> None:
     assert verdicts["no survivors"].verdict == "broken"
     assert "es-rt-survivor" in verdicts["no survivors"].evidence
     assert verdicts["exhaustion"].verdict == "skipped"  # would harm this machine unsandboxed
+
+
+@requires_sandbox
+def test_the_sandbox_attacks_hold_and_break_without_its_hardening(tmp_path: Path) -> None:
+    names = ["supervisor-ptrace", "seccomp", "inode-flood"]
+    held = {f.name: f for f in run_redteam(names, workspace=tmp_path / "on").findings}
+    assert {n: held[n].verdict for n in names} == dict.fromkeys(names, "held"), held
+    assert "the supervisor outlived" in held["supervisor-ptrace"].evidence
+    assert held["inode-flood"].evidence.count("No space left on device") == 3
+    # The same attacks against the sandbox as it was: no filter, a reachable supervisor,
+    # tmpfs without an inode quota (the test-only hardened=False).
+    off = run_redteam(names, workspace=tmp_path / "off", hardened=False).findings
+    broken = {f.name: f.evidence for f in off if f.name in names}
+    assert broken["supervisor-ptrace"].startswith("found ptrace attached to the supervisor")
+    assert re.match(r"found \w+ reached the kernel \(\w+\) \(\+\d+\)", broken["seccomp"])
+    assert "empty files in /tmp without an inode quota" in broken["inode-flood"]
+    assert {f.verdict for f in off if f.name in names} == {"broken"}
 
 
 def test_without_a_sandbox_a_forged_record_stops_the_run_and_is_reported(tmp_path: Path) -> None:

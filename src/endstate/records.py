@@ -92,6 +92,20 @@ class SandboxFacts(BaseModel):
         default=None, description="Chromium's own sandbox: on, or off where the platform refused."
     )
     ready_ms: float | None = Field(default=None, description="Sandbox and browser start-up.")
+    supervisor_dumpable: bool | None = Field(
+        default=None,
+        description="False: the sandbox's supervisor was out of the agent's reach (no ptrace, "
+        "no /proc/1/mem or /proc/1/fd); null where no sandbox started.",
+    )
+    agent_seccomp: str | None = Field(
+        default=None,
+        description="The seccomp filter the agent ran under (architecture, calls denied); "
+        "null: none.",
+    )
+    agent_landlock: int | None = Field(
+        default=None,
+        description="The Landlock ABI of the agent's own domain; null: the kernel has none.",
+    )
     survivors: int | None = Field(
         default=None,
         description="Processes still alive after teardown (then killed): 0 in a sandbox; "

@@ -77,6 +77,10 @@ def test_command_example_agent_drives_the_harness_browser_over_cdp(
     assert record.facts is not None
     assert record.facts.claim == "gave_up", record.facts
     assert "page heading" in (record.facts.final_message or "")
+    # Playwright over CDP works under the sandbox's seccomp filter and Landlock domain.
+    sandbox = record.facts.sandbox
+    assert sandbox is not None and (sandbox.agent_seccomp or "").endswith("calls denied")
+    assert sandbox.supervisor_dumpable is False
     assert record.status == "failed"
     # The environment saw the agent's browser open a record: testimony, not the agent's word.
     assert [c.outcome for c in record.checks] == ["fail", "fail", "pass"]

@@ -46,6 +46,30 @@ def agent_input(ctx: AttemptContext, cdp_endpoint: str | None) -> dict[str, Any]
     }
 
 
+def hardening(spec: SandboxSpec) -> dict[str, Any] | str:
+    """What keeps the agent from the supervisor and the kernel, for the manifest."""
+    from endstate.sandbox.seccomp import Unsupported, describe
+
+    if not spec.hardened:
+        return "OFF (a test-only setting): no seccomp filter, supervisor reachable, no inode quota"
+    landlock = spec.support.landlock if spec.support else None
+    try:
+        seccomp: dict[str, object] | str = describe(os.uname().machine)
+    except Unsupported as exc:
+        seccomp = str(exc)
+    return {
+        "supervisor": "not dumpable: no ptrace, /proc/1/mem or /proc/1/fd for the agent; "
+        "signals from inside dropped",
+        "seccomp": seccomp,
+        "landlock": f"ABI {landlock}: ptrace"
+        + (", signals and abstract sockets" if landlock >= 6 else "")
+        + " scoped to the agent's own processes; no device nodes"
+        if landlock
+        else "not offered by this kernel",
+        "read-only": "the sandbox's root and /dev; writable only /tmp, /dev/shm and the home",
+    }
+
+
 def browser_version(executable: str) -> str | None:
     """What `chromium --version` says: the agents' browser is pinned like the shared one."""
     try:
@@ -69,6 +93,7 @@ class CommandAgent:
         browser: bool = True,
         limits: SandboxLimits | None = None,
         egress: tuple[str, ...] = (),
+        hardened: bool = True,
     ) -> None:
         try:
             self.argv = shlex.split(command)
@@ -85,6 +110,8 @@ class CommandAgent:
         self.browser = browser
         self.limits = limits or SandboxLimits()
         self.egress = egress
+        # False only in tests (SandboxSpec.hardened): the CLI cannot turn it off.
+        self.hardened = hardened
         self._spec: SandboxSpec | None = None
         self._pool: SandboxPool | None = None
         self._browser_version: str | None = None
@@ -118,6 +145,7 @@ class CommandAgent:
                     "dedicated_uid": spec.support.privileged,
                     "namespaces": ["mount", "pid", "net", "ipc", "uts", "cgroup"]
                     + ([] if spec.support.privileged else ["user"]),
+                    "hardening": hardening(spec),
                 }
         if self._browser_version:
             details["browser_version"] = self._browser_version
@@ -177,6 +205,7 @@ class CommandAgent:
             network=network,
             browser=str(executable or "chromium") if self.browser else None,
             storage_origins=tuple(resources.storage_origins),
+            hardened=self.hardened,
         )
         self._pool = SandboxPool(self._spec, warm=resources.workers, planned=resources.attempts)
         self._pool.start()

@@ -27,6 +27,9 @@ class Attack:
     # A check of what the harness shows of the attempt, made from outside after the run
     # (`viewer`: endstate.redteam.viewer_probe); None: the standard judgement only.
     probe: str | None = None
+    # A note the attack's report must carry to hold: proof it ran into the wall to the end,
+    # where stopping short (or being stopped with its sandbox) would otherwise look held.
+    evidence: str = ""
 
 
 ATTACKS: tuple[Attack, ...] = (
@@ -65,6 +68,22 @@ ATTACKS: tuple[Attack, ...] = (
         "viewer-text",
         "bidi overrides, control characters and markup in its message, output and notes",
         probe="viewer",
+    ),
+    Attack(
+        "supervisor-ptrace",
+        "ptraces the sandbox's supervisor, opens its memory and pipes, forges an event, ends it",
+        evidence="the supervisor outlived",
+    ),
+    Attack(
+        "seccomp",
+        "calls what no agent needs: ptrace, mounts, nested namespaces, keyring, BPF, modules",
+        evidence="calls refused",
+    ),
+    Attack(
+        "inode-flood",
+        "fills /tmp, home and /dev/shm with empty files: kernel memory, not bytes",
+        destructive=True,
+        evidence="No space left on device",
     ),
 )
 BY_NAME = {a.name: a for a in ATTACKS}

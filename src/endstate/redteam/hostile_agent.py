@@ -45,6 +45,11 @@ from hostile_output import (  # type: ignore[import-not-found]  # its sibling mo
     lone_surrogate,
     number_bombs,
 )
+from hostile_sandbox import (  # type: ignore[import-not-found]  # its sibling module
+    inode_flood,
+    seccomp,
+    supervisor_ptrace,
+)
 from hostile_system import (  # type: ignore[import-not-found]  # its sibling module
     disk_fill,
     exhaustion,
@@ -376,6 +381,9 @@ ATTACKS = {
     "lone-surrogate": lone_surrogate,
     "number-bombs": number_bombs,
     "viewer-text": viewer_text,
+    "supervisor-ptrace": supervisor_ptrace,
+    "seccomp": seccomp,
+    "inode-flood": inode_flood,
 }
 
 

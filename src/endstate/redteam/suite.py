@@ -42,6 +42,7 @@ HOSTILE_FILES = (  # the program, then its siblings
     "hostile_system.py",
     "hostile_output.py",
     "hostile_text.py",
+    "hostile_sandbox.py",
 )
 SURVIVOR_MARK = b"es-rt-survivor"
 JUDGE_KEY_ENV = "ENDSTATE_JUDGE_API_KEY"
@@ -179,6 +180,9 @@ def _judge_attack(
         if problem:
             return broken(problem)
         notes = "; ".join(filter(None, (notes, seen)))
+    if attack.evidence and attack.evidence not in notes:
+        why = (record.facts.agent_error if record.facts else None) or "no report"
+        return broken(f"its report lacks {attack.evidence!r}: it did not run to the end ({why})")
     claim = record.facts.claim if record.facts else "?"
     evidence = f"{record.status}, score {record.score:g}, claim {claim}; tried: {tried}"
     if repaired:
@@ -219,6 +223,7 @@ async def _attack_run(
     suite: EmbeddedSuite,
     on_record: Callable[[TaskRecord], None] | None,
     on_start: Callable[[int, int], None] | None,
+    hardened: bool = True,
 ) -> tuple[list[TaskRecord], Path | None, str | None]:
     """The run of hostile agents: the records as the harness made them, its folder, and why
     its records file could not be read back, if it could not."""
@@ -226,7 +231,11 @@ async def _attack_run(
     from endstate.runs.session import RunOptions, execute
 
     spec = f"command:{sys.executable} {agent_dir / 'hostile_agent.py'}"
-    agent = CommandAgent(spec.removeprefix("command:"), isolation=isolation)  # type: ignore[arg-type]
+    agent = CommandAgent(
+        spec.removeprefix("command:"),
+        isolation=isolation,  # type: ignore[arg-type]
+        hardened=hardened,
+    )
     env = EmbeddedEnvironment(suite, run_seed=0, owns_suite=False)
     # The records as the harness made them, kept in memory: attacks are judged on these
     # even when the file on disk was tampered with (which is its own finding).
@@ -268,6 +277,7 @@ async def _run(
     workspace: Path,
     on_record: Callable[[TaskRecord], None] | None,
     on_start: Callable[[int, int], None] | None,
+    hardened: bool = True,
 ) -> RedTeamResult:
     from endstate.envs.server import EmbeddedSuite
     from endstate.scoring.judge import Judge, JudgeConfig
@@ -300,7 +310,7 @@ async def _run(
             "corpus": _tree_digest(corpus),
         }
         made, run_dir, records_error = await _attack_run(
-            agent_dir, isolation, corpus, workspace, judge, suite, on_record, on_start
+            agent_dir, isolation, corpus, workspace, judge, suite, on_record, on_start, hardened
         )
         records = made
         result.run_dir = run_dir
@@ -400,8 +410,12 @@ def run_redteam(
     workspace: Path | None = None,
     on_record: Callable[[TaskRecord], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
+    hardened: bool = True,
 ) -> RedTeamResult:
-    """Run the chosen attacks (default: all) in one real run and judge each from outside."""
+    """Run the chosen attacks (default: all) in one real run and judge each from outside.
+
+    `hardened=False` (tests only; the CLI has no such option) runs the sandbox without its
+    supervisor protection, seccomp filter and inode quotas, to show what they stop."""
     unknown = [n for n in names or [] if n not in BY_NAME]
     if unknown:
         raise EndstateError(
@@ -416,7 +430,7 @@ def run_redteam(
     root = Path(tempfile.mkdtemp(prefix="endstate-redteam-")) if own else workspace
     assert root is not None
     try:
-        result = asyncio.run(_run(chosen, isolation, root, on_record, on_start))
+        result = asyncio.run(_run(chosen, isolation, root, on_record, on_start, hardened))
     finally:
         if own:
             shutil.rmtree(root, ignore_errors=True)

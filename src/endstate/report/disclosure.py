@@ -11,9 +11,10 @@ from endstate.boundary import agent_writable_state, boundary_weakenings, weakeni
 from endstate.build import BuildInfo
 from endstate.corpus.contamination import describe
 from endstate.corpus.loader import Corpus
-from endstate.manifest import DisclosureItem, Isolation, Manifest
+from endstate.manifest import DisclosureItem, Manifest
 from endstate.records import NOT_RECORDED, JudgeIdentity, TaskRecord
 from endstate.report.executors_text import execution_text, pins_text
+from endstate.report.isolation_text import agent_isolation_text, unmeasurable_reason
 from endstate.report.summary import JudgeStats, Summary, judge_stats
 
 OFFLINE = "not applicable: offline scoring of supplied states"
@@ -241,85 +242,6 @@ def interrupted_note(records: list[TaskRecord]) -> str:
     )
 
 
-def agent_isolation_text(isolation: Isolation | None, records: list[TaskRecord]) -> str:
-    """How the agent was contained, with what the harness observed at each teardown."""
-    if isolation is None:
-        return "agent isolation not recorded (a run from before it was pinned)"
-    if isolation.mode == "in-process":
-        browser = (
-            "a fresh context of one shared browser per attempt"
-            if isolation.browser == "shared"
-            else "no browser"
-        )
-        return (
-            f"built-in agent running in the harness, acting only through its page ({browser}); "
-            "its action vocabulary cannot reach the browser's DevTools protocol or any file"
-        )
-    sandboxes = [r.facts.sandbox for r in records if r.facts and r.facts.sandbox]
-    browser = "its own Chromium per attempt" if isolation.browser == "own" else "no browser"
-    if isolation.mode == "none":
-        return (
-            "NOT ISOLATED: the agent ran as a plain process of the harness's user, with "
-            f"{browser}, and could read the harness's files, processes and network — this score "
-            "cannot exclude tampering"
-        )
-    survivors = sum(s.survivors or 0 for s in sandboxes)
-    truncated = sum(s.output_truncated for s in sandboxes)
-    browser_off = sum(1 for s in sandboxes if (s.browser_sandbox or "").startswith("off"))
-    # Teardown is stated only for the attempts whose teardown the harness observed.
-    attempted = [r for r in records if r.status != "blocked" and r.error != NOT_RECORDED]
-    unseen = len(attempted) - len(sandboxes)
-    who = (
-        "every attempt's agent ran"
-        if unseen <= 0
-        else f"the agent ran, in the {len(sandboxes)} of {len(attempted)} attempts whose "
-        "teardown the harness observed,"
-    )
-    return (
-        f"{who} in its own sandbox (bubblewrap namespaces: mount, pid, net, "
-        "ipc, uts; its own unprivileged uid; a read-only view with nothing of the harness, "
-        "corpus, run directory or caches; network only to the environment's agent-facing "
-        f"ports) with {browser}"
-        + (f" (Chromium's own sandbox off in {browser_off})" if browser_off else "")
-        + "; the sandbox and every process in it were gone before the end state was read "
-        f"({survivors} straggler process(es) killed at teardown; output truncated in "
-        f"{truncated} attempt(s))"
-        + (
-            f"; {unseen} attempt(s) left no sandbox facts (the sandbox never started, or the "
-            "harness failed while handling the attempt): nothing is stated of their teardown"
-            if unseen > 0
-            else ""
-        )
-    )
-
-
-_FAULT_REASONS = {
-    "model": "infrastructure (no call to the agent's model endpoint succeeded)",
-    "environment": "infrastructure (episode could not open)",
-    "harness": "infrastructure (the harness failed while handling the attempt)",
-    "sandbox": "infrastructure (the agent's sandbox could not start or failed)",
-    "browser": "infrastructure (the shared browser failed)",
-    "executor": "infrastructure (the worker running the attempt was lost on every try)",
-    "readback": "end state unreadable",
-}
-
-
-def _unmeasurable_reason(record: TaskRecord) -> str:
-    """Why an attempt measured nothing: the fault the harness attributed, by its kind."""
-    if record.infrastructure is not None:
-        return _FAULT_REASONS[record.infrastructure.kind]
-    error = record.error or ""
-    if error == NOT_RECORDED:
-        return "not recorded (the run stopped first)"
-    if error.startswith("environment"):  # records from before faults carried their kind
-        return _FAULT_REASONS["environment"]
-    if error.startswith("infrastructure"):
-        return "infrastructure (the agent's sandbox could not start)"
-    if error.startswith("executor"):
-        return _FAULT_REASONS["executor"]
-    return "end state unreadable"
-
-
 def _run_history(manifest: Manifest, records: list[TaskRecord]) -> str:
     missing = sum(r.error == NOT_RECORDED for r in records)
     parts = []
@@ -456,7 +378,7 @@ def _run_scoring_input(manifest: Manifest, records: list[TaskRecord]) -> str:
 
 def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summary) -> Disclosure:
     """Disclosure for a run endstate executed itself, filled from its manifest and records."""
-    reasons = Counter(_unmeasurable_reason(r) for r in records if r.status == "unmeasurable")
+    reasons = Counter(unmeasurable_reason(r) for r in records if r.status == "unmeasurable")
     unmeasurable = ", ".join(f"{n} {why}" for why, n in reasons.items()) or "none"
     items = [
         ("corpus", "Corpus and pin", _run_pin(manifest)),

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from endstate.sandbox.gateway import Gateway
 from endstate.sandbox.spec import (
     BROWSER_POLICY,
     BROWSER_STORAGE,
+    CONFINE,
     HOME,
     INSIDE,
+    SECCOMP,
     SUPERVISOR,
     SandboxSpec,
 )
@@ -55,10 +58,44 @@ class Mounts:
         self.args += ["--symlink", target, str(link)]
         self.made.add(link)
 
+    def writable(self, source: Path, dest: Path) -> None:
+        self.dir(dest.parent)
+        self.args += ["--bind", str(source), str(dest)]
+        self.made.add(dest)
+
     def tmpfs(self, path: Path, size: int, perms: str = "1777") -> None:
         self.dir(path.parent)
         self.args += ["--perms", perms, "--size", str(size), "--tmpfs", str(path)]
         self.made.add(path)
+
+    def cover(self, path: Path) -> None:
+        """An empty, read-only folder over `path`: nothing to see, nothing to write."""
+        self.tmpfs(path, 4096, perms="0555")
+        self.args += ["--remount-ro", str(path)]
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """One writable path of the sandbox: a tmpfs with a byte and an inode quota, mounted by
+    `quota_mounts.py` on `folder` (in the staging folder) and bound at `dest`."""
+
+    dest: Path
+    folder: Path
+    size: int
+    inodes: int
+    mode: str = "1777"
+
+
+def scratch_space(spec: SandboxSpec, staging: Path) -> list[Scratch]:
+    lim = spec.limits
+    made = [
+        Scratch(Path("/tmp"), staging / "scratch" / "tmp", lim.tmp_bytes, lim.tmp_inodes),
+        Scratch(Path("/dev/shm"), staging / "scratch" / "shm", lim.shm_bytes, lim.shm_inodes),
+        Scratch(Path(HOME), staging / "scratch" / "home", lim.tmp_bytes, lim.tmp_inodes),
+    ]
+    for scratch in made:
+        scratch.folder.mkdir(parents=True, exist_ok=True)
+    return made
 
 
 def filesystem_args(
@@ -92,12 +129,15 @@ def filesystem_args(
         Path("/etc/chromium/policies/managed/endstate.json"),
     )
     m.args += ["--proc", "/proc", "--dev", "/dev"]
-    lim = spec.limits
-    m.tmpfs(Path("/tmp"), lim.tmp_bytes)
-    m.tmpfs(Path("/dev/shm"), lim.shm_bytes)
-    m.tmpfs(Path(HOME), lim.tmp_bytes)
+    for scratch in scratch_space(spec, staging):
+        if spec.hardened:
+            m.writable(scratch.folder, scratch.dest)
+        else:  # bubblewrap's own tmpfs: a byte size, no inode quota
+            m.tmpfs(scratch.dest, scratch.size)
     m.bind(SUPERVISOR, INSIDE / "supervisor.py")
     m.bind(BROWSER_STORAGE, INSIDE / "browser_storage.py")
+    m.bind(CONFINE, INSIDE / "confine.py")
+    m.bind(SECCOMP, INSIDE / "seccomp.py")
     m.bind(config, INSIDE / "config.json")
     if gateway is not None:
         m.bind(gateway.folder, INSIDE / "net")
@@ -109,7 +149,11 @@ def filesystem_args(
     for target, link in spec.view.symlinks:
         m.symlink(target, link)
     for hidden in spec.view.hidden:
-        m.tmpfs(hidden, 4096, perms="0555")
+        m.cover(hidden)
+    if spec.hardened:
+        # bubblewrap's own root and /dev are tmpfs without any quota, and, in a user
+        # namespace, the agent's own: read-only, the scratch space is all it can write.
+        m.args += ["--remount-ro", "/dev", "--remount-ro", "/"]
     return m.args
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from endstate.errors import EndstateError
 from endstate.sandbox.capture import Capture, drain
-from endstate.sandbox.filesystem import agent_env, filesystem_args, write_file
+from endstate.sandbox.filesystem import agent_env, filesystem_args, scratch_space, write_file
 from endstate.sandbox.gateway import Gateway
 from endstate.sandbox.spec import (
     AGENT_ID,
@@ -32,6 +32,7 @@ from endstate.sandbox.spec import (
     CDP_PORT,
     HOME,
     INSIDE,
+    QUOTA_MOUNTS,
     STORAGE_BYTES,
     SUPERVISOR,
     TEARDOWN_SECONDS,
@@ -90,6 +91,12 @@ class Sandbox:
         self.uid: int | None = None
         self.ns_init: int | None = None
         self.pid_ns: str | None = None
+        # Held from launch to the survivors' count: a pidfd, so SIGKILL reaches this sandbox's
+        # first process or nothing (never a process that inherited its pid), and a descriptor
+        # of its PID namespace, which keeps that namespace's number from going to a sandbox
+        # started meanwhile (the kernel reuses a freed one at once) and so being taken for it.
+        self._ns_init_fd: int | None = None
+        self._pid_ns_fd: int | None = None
         self.ready: dict[str, Any] = {}
         self.stdout = Capture(spec.limits.output_bytes)
         self.stderr = Capture(spec.limits.output_bytes)
@@ -142,9 +149,13 @@ class Sandbox:
             port = gateway.network.egress_port
             if gateway.egress is not None and port is not None:
                 forward.append({"port": port, "socket": str(INSIDE / "net" / "egress.sock")})
+        hardened = sandboxed and spec.hardened
         return {
             "control_fd": control_fd,
             "isolation": spec.isolation,
+            # The supervisor makes itself unreachable; the agent starts through confine.py.
+            "hardened": hardened,
+            "confine": str(INSIDE / "confine.py") if hardened else None,
             "forward": forward,
             "browser": browser,
             "argv": spec.view.argv,
@@ -200,8 +211,10 @@ class Sandbox:
         )
         if sandboxed:
             info = await asyncio.to_thread(_read_all, info_r)
-            with contextlib.suppress(ValueError, KeyError, TypeError):
+            with contextlib.suppress(ValueError, KeyError, TypeError, OSError):
                 self.ns_init = int(json.loads(info)["child-pid"])
+                self._ns_init_fd = os.pidfd_open(self.ns_init)
+                self._pid_ns_fd = os.open(f"/proc/{self.ns_init}/ns/pid", os.O_RDONLY)
                 self.pid_ns = os.readlink(f"/proc/{self.ns_init}/ns/pid")
         else:
             os.close(info_r)
@@ -257,7 +270,10 @@ class Sandbox:
                 "--inh-caps=-all",
             ]
         python = str(spec.view.python or sys.executable)
-        return [*argv, python, str(INSIDE / "supervisor.py"), str(INSIDE / "config.json")]
+        argv += [python, str(INSIDE / "supervisor.py"), str(INSIDE / "config.json")]
+        if not spec.hardened:
+            return argv
+        return [*quota_mounts_argv(spec, self.staging, support.privileged), *argv]
 
     async def _event(self, timeout: float) -> dict[str, Any]:
         assert self._control is not None
@@ -327,11 +343,11 @@ class Sandbox:
             return self._facts
         proc = self.proc
         if proc is not None and proc.returncode is None:
-            if self.ns_init is not None:
+            if self._ns_init_fd is not None:
                 # The namespace dies with its first process; bubblewrap exits once the kernel
                 # has reaped every process in it, so waiting for bubblewrap waits for them all.
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(self.ns_init, signal.SIGKILL)
+                    signal.pidfd_send_signal(self._ns_init_fd, signal.SIGKILL)
                 with contextlib.suppress(TimeoutError):  # thousands of processes take a while
                     await asyncio.wait_for(proc.wait(), timeout=TEARDOWN_SECONDS)
             if proc.returncode is None:
@@ -343,6 +359,10 @@ class Sandbox:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(task, timeout=5)
         survivors = await asyncio.to_thread(self._survivors)
+        for fd in (self._ns_init_fd, self._pid_ns_fd):
+            if fd is not None:
+                os.close(fd)
+        self._ns_init_fd = self._pid_ns_fd = None
         if self.spec.isolation != "sandbox":  # a sandbox's browser profile dies with it
             _remove_singleton_folder(self._unsandboxed_profile)
         shutil.rmtree(self.staging, ignore_errors=True)
@@ -358,6 +378,9 @@ class Sandbox:
             "browser": "own" if self.spec.browser else "none",
             "ready_ms": self.ready.get("ready_ms"),
             "browser_sandbox": browser_sandbox,
+            "supervisor_dumpable": self.ready.get("supervisor_dumpable"),
+            "agent_seccomp": self.ready.get("agent_seccomp"),
+            "agent_landlock": self.ready.get("agent_landlock"),
             "survivors": survivors,
             "stdout_bytes": self.stdout.total,
             "stderr_bytes": self.stderr.total,
@@ -389,6 +412,14 @@ class Sandbox:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
         return found
+
+
+def quota_mounts_argv(spec: SandboxSpec, staging: Path, privileged: bool) -> list[str]:
+    """The prefix that runs bubblewrap in a mount namespace holding the sandbox's writable
+    file systems, each with its byte and inode quota (`quota_mounts.py`)."""
+    mounts = [[str(s.folder), s.size, s.inodes, s.mode] for s in scratch_space(spec, staging)]
+    plan = json.dumps({"user": not privileged, "mounts": mounts})
+    return [sys.executable, "-I", "-S", str(QUOTA_MOUNTS), plan, "--"]
 
 
 class SandboxFailed(Exception):

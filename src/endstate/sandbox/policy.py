@@ -17,5 +17,13 @@ class SandboxLimits(BaseModel):
     )
     tmp_bytes: int = Field(default=512 * MiB, description="Size of /tmp and of the home folder.")
     shm_bytes: int = Field(default=256 * MiB, description="Size of /dev/shm.")
+    # Empty files cost no bytes but about 1 KiB of the host's kernel memory each: the byte
+    # sizes above bound neither. Beyond these counts, making a file or folder fails (ENOSPC).
+    tmp_inodes: int = Field(
+        default=32768,
+        ge=64,
+        description="Files and folders in /tmp and in the home folder, each (tmpfs nr_inodes).",
+    )
+    shm_inodes: int = Field(default=4096, ge=64, description="Files in /dev/shm (nr_inodes).")
     output_bytes: int = Field(default=MiB, description="Bytes of stdout and of stderr kept.")
     ready_seconds: float = Field(default=60.0, description="Time allowed for the browser to start.")

@@ -14,6 +14,11 @@ from endstate.sandbox.view import View
 
 IsolationMode = Literal["sandbox", "none"]
 SUPERVISOR = Path(__file__).with_name("supervisor.py")
+# Inside the sandbox beside the supervisor: the agent's confinement (stdlib only, by path).
+CONFINE = Path(__file__).with_name("confine.py")
+SECCOMP = Path(__file__).with_name("seccomp.py")
+# Run by the harness just before bubblewrap: the writable file systems, with inode quotas.
+QUOTA_MOUNTS = Path(__file__).with_name("quota_mounts.py")
 # Read by the supervisor by file (stdlib only): the agent's browser storage, before teardown.
 BROWSER_STORAGE = Path(__file__).with_name("browser_storage.py")
 STORAGE_BYTES = 32 * 1024 * 1024  # a larger storage read is refused, not carried
@@ -76,3 +81,7 @@ class SandboxSpec:
     # ends (an environment that keeps its end state there); the supervisor then also keeps
     # the time limit itself, so a timed-out attempt is still read.
     storage_origins: tuple[str, ...] = ()
+    # The supervisor out of the agent's reach, the agent's seccomp filter and Landlock
+    # domain, inode quotas on the writable paths. False only in tests, to show what each
+    # stops (the CLI has no way to turn it off); the manifest says when it was off.
+    hardened: bool = True

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import importlib.util
 import json
 import os
@@ -174,6 +175,45 @@ def browser_sandboxed() -> bool | None:
     return found
 
 
+# -- out of the agent's reach -------------------------------------------------------------
+def out_of_reach() -> bool:
+    """Make this process unreachable by the agent, first thing; whether it now is.
+
+    Not dumpable: the kernel then refuses ptrace, /proc/1/mem, /proc/1/fd (the control pipe)
+    and process_vm_readv to anyone without CAP_SYS_PTRACE, whatever the uid. And SIGINT back
+    to its default, which for the first process of a PID namespace means a signal from inside
+    is dropped: Python's own handler would otherwise let the agent end the supervisor early."""
+    pr_set_dumpable, pr_get_dumpable = 4, 3
+    _prctl(pr_set_dumpable, 0)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    return _prctl(pr_get_dumpable) == 0
+
+
+def _prctl(option: int, arg: int = 0) -> int:
+    libc = ctypes.CDLL(None, use_errno=True)
+    zero = ctypes.c_ulong(0)
+    return int(libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), zero, zero, zero))
+
+
+def confinement(config: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """The agent's command, through confine.py when the sandbox is hardened, and what a
+    trial confinement put in force (its seccomp filter, its Landlock ABI)."""
+    path = config.get("confine")
+    if not path:
+        return list(config["argv"]), {"agent_seccomp": None, "agent_landlock": None}
+    prefix = [sys.executable, "-I", "-S", path]
+    done = subprocess.run(
+        [*prefix, "--check"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip() or f"confine.py exited with {done.returncode}")
+    facts = json.loads(done.stdout)
+    return [*prefix, "--", *config["argv"]], {
+        "agent_seccomp": f"{facts['seccomp']}: {facts['denied']} calls denied",
+        "agent_landlock": facts["landlock"],
+    }
+
+
 # -- the agent ----------------------------------------------------------------------------
 def set_limits(limits: dict[str, int]) -> None:
     names = {
@@ -288,10 +328,12 @@ def main() -> int:
     with open(sys.argv[1]) as fh:
         config = json.load(fh)
     CONTROL["fd"] = int(config.get("control_fd", 3))
+    dumpable = not out_of_reach() if config.get("hardened") else True
     began = time.monotonic()
     set_limits(config.get("limits", {}))
     browser: subprocess.Popen[bytes] | None = None
     try:
+        argv, confined = confinement(config)
         start_forwarders(config.get("forward", []))
         endpoint = None
         if config.get("browser"):
@@ -308,6 +350,8 @@ def main() -> int:
         browser_sandbox=None if browser is None else ("off" if unsandboxed else "on"),
         browser_fallback=FALLBACK[0] if FALLBACK else None,
         browser_seccomp=browser_sandboxed() if browser else None,
+        supervisor_dumpable=dumpable,
+        **confined,
         ready_ms=round((time.monotonic() - began) * 1000, 1),
     )
     payload = read_line(0)
@@ -318,7 +362,7 @@ def main() -> int:
     reaper = Reaper() if os.getpid() == 1 else None
     try:
         agent = subprocess.Popen(
-            config["argv"],
+            argv,
             stdin=subprocess.PIPE,
             cwd=config["cwd"],
             env=config["env"],
