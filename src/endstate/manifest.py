@@ -284,6 +284,12 @@ def pin_mismatches(pin: Manifest, current: Manifest) -> list[str]:
         pin.environment.details.get("template_sha256"),
         current.environment.details.get("template_sha256"),
     )
+    if "limits" in pin.environment.details:  # manifests from before the suite's bounds: none
+        differ(
+            "environment limits",
+            pin.environment.details["limits"],
+            current.environment.details.get("limits"),
+        )
     differ(
         "isolation",
         pin.isolation.mode if pin.isolation else None,

@@ -95,6 +95,9 @@ class EpisodeDB:
         clock: str,
         baseline: bytes | None = None,
         cache: ConnectionCache | None = None,
+        *,
+        event_cap: int | None = None,
+        storage_bytes: int | None = None,
     ) -> None:
         self.path = path
         self.template = template
@@ -110,6 +113,15 @@ class EpisodeDB:
         # A test-only hook (see Runtime.arm_fault): called inside a write's transaction, after
         # its rows and before its event, so a failure there is a failure mid-write.
         self.fault: Callable[[str], None] | None = None
+        # Events that change nothing are kept up to `event_cap`, then only counted; writes
+        # always keep theirs. The count kept is read from the file on first use.
+        self.event_cap = event_cap
+        self.events_kept: int | None = None
+        self.events_dropped = 0
+        # The file may grow by `storage_bytes` over the template (SQLite's max_page_count):
+        # a write past it fails SQLITE_FULL, and the episode is marked full.
+        self.max_pages = _max_pages(baseline, storage_bytes)
+        self.storage_full = False
 
     @classmethod
     def create(
@@ -118,6 +130,9 @@ class EpisodeDB:
         path: Path,
         clock: str,
         cache: ConnectionCache | None = None,
+        *,
+        event_cap: int | None = None,
+        storage_bytes: int | None = None,
     ) -> EpisodeDB:
         """A fresh episode: a byte copy of the template (the reset is this copy).
 
@@ -127,14 +142,24 @@ class EpisodeDB:
         try:
             if isinstance(template, TemplateDatabase):
                 path.write_bytes(template.read())
-                return cls(path, template.path, clock, baseline=template.data, cache=cache)
+                return cls(
+                    path,
+                    template.path,
+                    clock,
+                    baseline=template.data,
+                    cache=cache,
+                    event_cap=event_cap,
+                    storage_bytes=storage_bytes,
+                )
             shutil.copyfile(template, path)
         except OSError as exc:
             if exc.errno in (errno.EMFILE, errno.ENFILE):
                 path.unlink(missing_ok=True)
                 raise DescriptorsExhausted(descriptor_limit(), str(exc)) from exc
             raise
-        return cls(path, template, clock, cache=cache)
+        return cls(
+            path, template, clock, cache=cache, event_cap=event_cap, storage_bytes=storage_bytes
+        )
 
     # -- the connection ------------------------------------------------------------------
     @property
@@ -179,6 +204,8 @@ class EpisodeDB:
         try:
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA synchronous=NORMAL")
+            if self.max_pages is not None:
+                conn.execute(f"PRAGMA max_page_count={self.max_pages}")
         except BaseException:
             conn.close()
             raise
@@ -260,10 +287,15 @@ class EpisodeDB:
                 self.fault(kind)
             self._event(system, page, kind, detail, accepted=True)
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._abandon()
             raise
         else:
             self.conn.execute("COMMIT")
+
+    def _abandon(self) -> None:
+        # Some failures (SQLITE_FULL among them) roll the transaction back themselves.
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
 
     def rollback_open(self) -> None:
         """Abandon a transaction a failing handler left open (nothing to do once closed)."""
@@ -279,20 +311,34 @@ class EpisodeDB:
         detail: dict[str, JSONValue],
         accepted: bool = True,
     ) -> None:
-        """An event with no other state change (a page view, a rejected request)."""
+        """An event with no other state change (a page view, a rejected request); past the
+        episode's `event_cap` it is counted in `events_dropped` instead (one `events.capped`
+        event marks where)."""
+        if self.event_cap is not None and self._kept() >= self.event_cap:
+            self.events_dropped += 1
+            if self.events_dropped > 1:
+                return
+            kind, detail, accepted = "events.capped", {"kept": self.event_cap}, False
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             if self.fault is not None:
                 self.fault(kind)
             self._event(system, page, kind, detail, accepted)
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._abandon()
             raise
         self.conn.execute("COMMIT")
+
+    def _kept(self) -> int:
+        if self.events_kept is None:
+            self.events_kept = int(self.conn.execute("SELECT count(*) FROM events").fetchone()[0])
+        return self.events_kept
 
     def _event(
         self, system: str, page: str, kind: str, detail: dict[str, JSONValue], accepted: bool
     ) -> None:
+        if self.events_kept is not None:
+            self.events_kept += 1
         self.conn.execute(
             "INSERT INTO events (at, system, page, kind, accepted, detail) VALUES (?,?,?,?,?,?)",
             (self.clock, system, page, kind, int(accepted), json.dumps(detail, sort_keys=True)),
@@ -335,6 +381,20 @@ class EpisodeDB:
         finally:
             conn.execute("DETACH DATABASE tmpl")
         return out
+
+
+def _max_pages(baseline: bytes | None, storage_bytes: int | None) -> int | None:
+    """The page count a file of `baseline` may reach when it may grow by `storage_bytes`."""
+    if storage_bytes is None or baseline is None or len(baseline) < 100:
+        return None
+    size = int.from_bytes(baseline[16:18], "big")  # the header's page size (1: 65536)
+    page = 65536 if size == 1 else size or 4096
+    return (len(baseline) + storage_bytes) // page
+
+
+def full(exc: BaseException) -> bool:
+    """Whether an error is SQLite's 'database or disk is full'."""
+    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
 
 
 def _differing(

@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from endstate.envs.admission import Admission, limits_summary
 from endstate.envs.database import EpisodeClosed
 from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.grading_client import IDEMPOTENCY_HEADER
@@ -72,8 +73,15 @@ class GradingChannel:
 
     Every answer is JSON, and every route is behind the bearer token."""
 
-    def __init__(self, runtime: Runtime, token: str, fingerprint: Fingerprinter) -> None:
+    def __init__(
+        self,
+        runtime: Runtime,
+        token: str,
+        fingerprint: Fingerprinter,
+        admission: Admission | None = None,
+    ) -> None:
         self.runtime = runtime
+        self.admission = admission
         self.token = token
         self.fingerprinter = fingerprint
 
@@ -148,7 +156,19 @@ class GradingChannel:
             return _missing(self.runtime, eid)
         try:
             with episode.db.lease():
-                return JSONResponse(build_state(self.runtime.world, episode))
+                document = build_state(self.runtime.world, episode)
+            document["summary"]["limits"] = limits_summary(self.admission, episode)
+            answer = JSONResponse(document)
+            bound = self.runtime.limits.state_document_bytes
+            if len(answer.body) > bound:  # the agent made it so: the attempt is unmeasurable
+                return _error(
+                    f"the state document is {len(answer.body)} bytes, over the limit of "
+                    f"{bound} bytes",
+                    507,
+                    bytes=len(answer.body),
+                    limit=bound,
+                )
+            return answer
         except EpisodeClosed:
             return _missing(self.runtime, eid)
         except DescriptorsExhausted as exc:
@@ -192,8 +212,13 @@ async def _crashed(request: Request, exc: Exception) -> Response:
     return _error(f"internal error: {type(exc).__name__}", 500)
 
 
-def grading_app(runtime: Runtime, token: str, fingerprint: Fingerprinter) -> Starlette:
-    channel = GradingChannel(runtime, token, fingerprint)
+def grading_app(
+    runtime: Runtime,
+    token: str,
+    fingerprint: Fingerprinter,
+    admission: Admission | None = None,
+) -> Starlette:
+    channel = GradingChannel(runtime, token, fingerprint, admission)
     guarded = channel.guarded
     return Starlette(
         routes=[

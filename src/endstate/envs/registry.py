@@ -56,6 +56,11 @@ class System:
     # Applies this system's part of an episode setup (a case's initial snapshot) to a fresh
     # episode, inside one transaction; raises EpisodeSetupError naming what is wrong.
     prepare: Callable[[sqlite3.Connection, dict[str, Any]], None] | None = None
+    # Whether its forms take files: its request bodies may then reach the suite's
+    # `upload_request_bytes` rather than `request_bytes`.
+    uploads: bool = False
+    # A bound of its own on request bodies (a tool call's arguments), over the suite's.
+    request_bytes: int | None = None
 
 
 class EpisodeSetupError(EndstateError):

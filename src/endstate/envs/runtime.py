@@ -24,6 +24,7 @@ from endstate.envs.chart_files import file_of
 from endstate.envs.database import ConnectionCache, EpisodeDB
 from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.episode_setup import prepare_episode
+from endstate.envs.limits import SuiteLimits
 from endstate.envs.registry import system_names
 from endstate.envs.world import World
 from endstate.envs.world_db import TemplateDatabase
@@ -113,8 +114,10 @@ class Runtime:
         faults: bool = False,
         idle_connections: int = 64,
         system_options: dict[str, dict[str, Any]] | None = None,
+        limits: SuiteLimits | None = None,
     ) -> None:
         self.world = world
+        self.limits = limits or SuiteLimits()
         # Per system, how the run configured it (the scheduling service's simulated user).
         self.system_options: dict[str, dict[str, Any]] = dict(system_options or {})
         # Fault injection is for the suite's own tests: off unless the suite was started with
@@ -171,12 +174,12 @@ class Runtime:
             raise ValueError(f"episode id {episode_id!r} is already open")
         path = self.data_dir / f"{episode_id}.sqlite"
         try:
-            db = EpisodeDB.create(self.pinned, path, self.world.clock, self.connections)
+            db = self._new_db(path)
         except DescriptorsExhausted:
             if not self.connections.idle:
                 raise
             self.connections.trim(0)  # idle connections give their descriptors back first
-            db = EpisodeDB.create(self.pinned, path, self.world.clock, self.connections)
+            db = self._new_db(path)
         if setup:
             try:
                 prepare_episode(db, setup)
@@ -192,6 +195,16 @@ class Runtime:
         for system, token in tokens.items():
             self._start[token] = (episode_id, system)
         return episode
+
+    def _new_db(self, path: Path) -> EpisodeDB:
+        return EpisodeDB.create(
+            self.pinned,
+            path,
+            self.world.clock,
+            self.connections,
+            event_cap=self.limits.events,
+            storage_bytes=self.limits.storage_bytes,
+        )
 
     def arm_fault(self, episode_id: str, kind: str) -> None:
         """Make the episode's next `kind` write fail mid-transaction (once), for tests."""
@@ -294,6 +307,11 @@ class Runtime:
         session = Session(secrets.token_urlsafe(24), target[0], system)
         self.sessions[session.sid] = session
         return session
+
+    def episode_of_start(self, system: str, token: str) -> str | None:
+        """The episode a start token of `system` binds to (None: no such token)."""
+        target = self._start.get(token)
+        return target[0] if target is not None and target[1] == system else None
 
     def session(self, system: str, sid: str | None) -> Session | None:
         found = self.sessions.get(sid or "")

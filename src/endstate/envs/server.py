@@ -32,11 +32,13 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from endstate.envs.admission import Admission, Admitted
 from endstate.envs.database import EpisodeClosed
 from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.fingerprint import fingerprint
 from endstate.envs.grading import grading_app
 from endstate.envs.grading_client import call_with_retries
+from endstate.envs.limits import SuiteLimits
 from endstate.envs.registry import system_names, systems
 from endstate.envs.runtime import Runtime
 from endstate.envs.web import STATIC, cookie_name, make_env, page_of, plain_page
@@ -192,6 +194,13 @@ class EmbeddedSuite:
         self.grading_url = self.urls.pop("grading")
         runtime.base_urls.update(self.urls)
         self.apps = {s: system_app(s, runtime, runtime.testids) for s in system_names()}
+        # Every request an agent sends passes admission first (envs/admission.py); the
+        # fingerprint reads the apps themselves.
+        self.admission = Admission(runtime, runtime.limits)
+        served = {
+            name: Admitted(app, self.admission, name, self.body_limit(name))
+            for name, app in self.apps.items()
+        }
 
         # The pages' structure is fixed for the suite's life (code, world, testids): taken
         # once, on first ask, not again for every run that pins it.
@@ -202,7 +211,8 @@ class EmbeddedSuite:
                 taken.append(await fingerprint(runtime, self.apps))
             return taken[0]
 
-        everything = {**self.apps, "grading": grading_app(runtime, token, take_fingerprint)}
+        grading = grading_app(runtime, token, take_fingerprint, self.admission)
+        everything: dict[str, Any] = {**served, "grading": grading}
         self._servers = {
             name: uvicorn.Server(_server_config(app)) for name, app in everything.items()
         }
@@ -211,6 +221,18 @@ class EmbeddedSuite:
         self._client = httpx.Client(
             base_url=self.grading_url, headers={"Authorization": f"Bearer {token}"}, timeout=60
         )
+
+    def body_limit(self, system: str) -> int:
+        """The request-body bound of one system, as admission applies it."""
+        spec = systems()[system]
+        return self.runtime.limits.body_limit(spec.uploads, spec.request_bytes)
+
+    def limits(self) -> dict[str, Any]:
+        """The bounds every client of this suite is held to (pinned and disclosed)."""
+        return {
+            **self.runtime.limits.model_dump(),
+            "request_bytes_by_system": {s: self.body_limit(s) for s in system_names()},
+        }
 
     @classmethod
     def start(
@@ -226,6 +248,7 @@ class EmbeddedSuite:
         ports: Mapping[str, int] | None = None,
         idle_connections: int = 64,
         system_options: dict[str, dict[str, Any]] | None = None,
+        limits: SuiteLimits | None = None,
         _fault_injection: bool = False,
     ) -> EmbeddedSuite:
         """Build the world's template and serve every system on its own port.
@@ -240,7 +263,8 @@ class EmbeddedSuite:
         uses them (0: a connection per request; see `ConnectionCache`). `_fault_injection` is
         the suite's private testing flag: it lets tests make a write fail mid-transaction
         (`runtime.arm_fault`); nothing else can turn it on. `system_options` configure
-        systems by name (the scheduling service's `user_model`).
+        systems by name (the scheduling service's `user_model`). `limits` bound what one
+        client may cost the suite (envs/limits.py; the defaults when None).
 
         From the main thread, SIGTERM is made to act like SIGINT while a suite runs (see
         `terminate_like_interrupt`), so a terminated process cleans up as an interrupted one.
@@ -262,6 +286,7 @@ class EmbeddedSuite:
                 faults=_fault_injection,
                 idle_connections=idle_connections,
                 system_options=system_options,
+                limits=limits,
             )
             suite = cls(
                 world,

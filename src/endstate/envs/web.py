@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,11 +22,12 @@ from urllib.parse import unquote, urljoin, urlsplit
 import jinja2
 from markupsafe import Markup
 from starlette.datastructures import FormData
-from starlette.requests import Request
+from starlette.formparsers import MultiPartParser
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from endstate.envs import catalog
-from endstate.envs.database import EpisodeClosed, EpisodeDB
+from endstate.envs.database import EpisodeClosed, EpisodeDB, full
 from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.registry import systems
 from endstate.envs.runtime import Episode, Runtime, Session
@@ -113,6 +115,25 @@ def post_targets(page_html: str, page: str) -> frozenset[str]:
         if (a.get("formmethod", "").strip().lower() or form[0]) == "post":
             add(a["formaction"] if "formaction" in a else form[1])
     return frozenset(targets)
+
+
+class _PartsInMemory(MultiPartParser):
+    """Starlette's multipart parser with files kept in memory: spooled to a temporary file,
+    an upload would land on the host's disk, outside every episode's bounds. Admission has
+    already bounded the whole body (envs/admission.py), so memory is bounded too."""
+
+    spool_max_size = sys.maxsize
+
+
+async def read_form(request: Request, max_files: int = 10, max_fields: int = 200) -> FormData:
+    """A POSTed form, urlencoded or multipart, with any files held in memory."""
+    kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if kind != "multipart/form-data":
+        return await request.form(max_files=max_files, max_fields=max_fields)
+    parser = _PartsInMemory(
+        request.headers, request.stream(), max_files=max_files, max_fields=max_fields
+    )
+    return await parser.parse()
 
 
 def runtime_of(request: Request) -> Runtime:
@@ -226,7 +247,9 @@ async def _serve(ctx: Ctx, handler: Handler, login: bool) -> Response:
     request, session = ctx.request, ctx.session
     if request.method == "POST":
         try:
-            form = await request.form(max_files=10, max_fields=200)
+            form = await read_form(request)
+        except ClientDisconnect:  # gone, or cut at the body bound (admission recorded that)
+            return plain_page(request, 400, "Request rejected", "The form did not arrive whole.")
         except Exception as exc:  # malformed body: rejected like a missing nonce
             ctx.event(
                 "request.rejected", {"reason": f"unreadable form: {type(exc).__name__}"}, False
@@ -266,6 +289,11 @@ async def _serve(ctx: Ctx, handler: Handler, login: bool) -> Response:
         raise  # nothing to record it in, or no way to: the caller answers
     except Exception as exc:
         ctx.db.rollback_open()
+        if full(exc):  # the episode's storage bound (or the host's disk)
+            ctx.db.storage_full = True
+            return plain_page(
+                request, 507, "Storage full", "This record cannot take more. Nothing was saved."
+            )
         ctx.event(
             "server.error", {"error": type(exc).__name__, "method": request.method}, accepted=False
         )

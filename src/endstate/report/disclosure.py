@@ -14,7 +14,11 @@ from endstate.corpus.loader import Corpus
 from endstate.manifest import DisclosureItem, Manifest
 from endstate.records import NOT_RECORDED, JudgeIdentity, TaskRecord
 from endstate.report.executors_text import execution_text, pins_text
-from endstate.report.isolation_text import agent_isolation_text, unmeasurable_reason
+from endstate.report.isolation_text import (
+    agent_isolation_text,
+    suite_limits_text,
+    unmeasurable_reason,
+)
 from endstate.report.summary import JudgeStats, Summary, judge_stats
 
 OFFLINE = "not applicable: offline scoring of supplied states"
@@ -291,7 +295,8 @@ def _run_isolation(manifest: Manifest, records: list[TaskRecord]) -> str:
         "every attempt had a fresh episode (its own state); "
         + agent_isolation_text(manifest.isolation, records)
         + f"; {execution_text(manifest)}; "
-        f"environment fingerprint {env.fingerprint[:16]}…"
+        + (f"{bounded}; " if (bounded := suite_limits_text(env.details)) else "")
+        + f"environment fingerprint {env.fingerprint[:16]}…"
         + (f", world {env.world_id} ({(env.world_hash or '')[:12]}…)" if env.world_id else "")
         + (f", clock pinned at {env.pinned_clock}" if env.pinned_clock else "")
         + f"; {weakenings_text(boundary_weakenings(manifest, records))}"

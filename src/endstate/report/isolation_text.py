@@ -7,6 +7,8 @@ is said so, not counted among those that were.
 
 from __future__ import annotations
 
+from typing import Any
+
 from endstate.manifest import Isolation
 from endstate.records import NOT_RECORDED, TaskRecord
 
@@ -70,6 +72,29 @@ def agent_isolation_text(isolation: Isolation | None, records: list[TaskRecord])
             else ""
         )
     )
+
+
+def _mib(n: int) -> str:
+    return f"{n / 1048576:g} MiB" if n >= 1048576 else f"{n / 1024:g} KiB"
+
+
+def suite_limits_text(details: dict[str, Any]) -> str:
+    """What one attempt could cost the shared environment, as pinned (empty when unbounded)."""
+    limits = details.get("limits")
+    if not isinstance(limits, dict):
+        return ""
+    try:
+        return (
+            "each attempt's share of the shared environment was bounded: request bodies "
+            f"{_mib(limits['request_bytes'])} ({_mib(limits['upload_request_bytes'])} where "
+            f"forms take files, held in memory), {limits['requests_per_second']:g} requests/s "
+            f"after a burst of {limits['request_burst']}, {limits['concurrent_requests']} in "
+            f"service and {limits['queued_requests']} waiting at once, "
+            f"{limits['events']:,} events kept, {_mib(limits['storage_bytes'])} of storage, "
+            f"an end state of {_mib(limits['state_document_bytes'])}"
+        )
+    except (KeyError, TypeError, ValueError):
+        return f"the shared environment's bounds as pinned: {limits}"
 
 
 _FAULT_REASONS = {

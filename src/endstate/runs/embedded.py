@@ -86,6 +86,8 @@ class EmbeddedEnvironment:
                     "world_seed": world.seed,
                     # Who answers a scheduling agent: pinned, a model's name and prompt too.
                     "simulated_user": user_identity(self.suite.runtime.system_options),
+                    # What one attempt may cost the suite (envs/limits.py): disclosed.
+                    "limits": self.suite.limits(),
                 },
             )
         return self._info

@@ -97,13 +97,16 @@ def environment_pins(
     clock: str | None,
     details: dict[str, Any],
 ) -> dict[str, str]:
-    return {
+    pins = {
         "environment kind": kind,
         "environment fingerprint": fingerprint,
         "world hash": str(world_hash),
         "pinned clock": str(clock),
         "environment template": str(details.get("template_sha256")),
     }
+    if "limits" in details:  # what one attempt may cost the suite (runs from before: none)
+        pins["environment limits"] = json.dumps(details["limits"], sort_keys=True)
+    return pins
 
 
 def agent_pins(agent: AgentPin, isolation: Isolation | None) -> dict[str, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import shutil
 from collections.abc import Awaitable, Callable
@@ -24,6 +25,17 @@ from endstate.sandbox.relay import BACKLOG, relay
 from endstate.scratch import scratch
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_SOURCES = itertools.count()
+
+
+def source_address() -> str:
+    """A loopback address of one gateway's own, which its connections to the environment come
+    from: a server that shares itself fairly among clients tells this sandbox's requests from
+    another's by it, even requests bound to no episode (all of 127/8 is this machine's)."""
+    n = next(_SOURCES) % (250 * 256)
+    return f"127.77.{n // 250}.{n % 250 + 2}"
+
+
 Reader = asyncio.StreamReader
 Writer = asyncio.StreamWriter
 
@@ -82,6 +94,7 @@ class Gateway:
         self.network = network
         self.folder = scratch("endstate-gateway-")
         self.routes = [Route(h, p, self.folder / f"{p}.sock") for h, p in network.ports]
+        self.source = source_address()
         self._servers: list[asyncio.Server] = []
         self.active = 0
         self.refused = 0  # connections beyond max_connections
@@ -108,7 +121,10 @@ class Gateway:
                 return
             self.active += 1
             try:
-                up_reader, up_writer = await asyncio.open_connection(route.host, route.port)
+                local = (self.source, 0) if route.host == "127.0.0.1" else None
+                up_reader, up_writer = await asyncio.open_connection(
+                    route.host, route.port, local_addr=local
+                )
             except OSError:
                 writer.close()
                 return

@@ -23,4 +23,5 @@ SYSTEM = System(
     pages=Path(__file__).with_name("pages"),
     probes=probes,
     ddl=DDL,
+    uploads=True,
 )

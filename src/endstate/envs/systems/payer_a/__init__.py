@@ -34,4 +34,5 @@ SYSTEM = System(
     pages=Path(__file__).with_name("pages"),
     probes=probes,
     sign_in_before="/dashboard",
+    uploads=True,
 )

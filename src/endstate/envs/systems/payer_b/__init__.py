@@ -34,4 +34,5 @@ SYSTEM = System(
     probes=probes,
     sign_in_before="/home",
     walk=walk_wizard,
+    uploads=True,
 )

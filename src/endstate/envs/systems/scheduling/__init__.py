@@ -15,6 +15,8 @@ from endstate.envs.systems.scheduling.schema import DDL
 from endstate.envs.systems.scheduling.state import scheduling_state
 from endstate.envs.world import World
 
+TOOL_CALL_BYTES = 256 * 1024
+
 
 def seed(conn: sqlite3.Connection, world: World) -> None:
     seed_directory(conn, world.seed, world.clock)
@@ -33,4 +35,6 @@ SYSTEM = System(
     seed=seed,
     probes=probes,
     prepare=prepare,
+    # A tool call is a small JSON object: its arguments never need more.
+    request_bytes=TOOL_CALL_BYTES,
 )
