@@ -21,6 +21,7 @@ import pytest
 
 from endstate import redteam
 from endstate.agents.agent_output import read_final_line
+from endstate.envs.limits import SuiteLimits
 from endstate.errors import EndstateError
 from endstate.redteam.attacks import ATTACKS
 from endstate.redteam.suite import run_redteam
@@ -75,6 +76,8 @@ def test_every_attack_holds_against_the_installed_harness(tmp_path: Path) -> Non
     assert "lone surrogates written as escapes" in findings["lone-surrogate"]["evidence"]
     assert "5,000 digits" in findings["number-bombs"]["evidence"]
     assert "shown as escapes" in findings["viewer-text"]["evidence"]
+    assert "upload:" in findings["body-bomb"]["evidence"]
+    assert "flood held to" in findings["request-flood"]["evidence"]
 
 
 def test_without_a_sandbox_the_same_attacks_break(tmp_path: Path) -> None:
@@ -108,6 +111,26 @@ def test_the_sandbox_attacks_hold_and_break_without_its_hardening(tmp_path: Path
     assert re.match(r"found \w+ reached the kernel \(\w+\) \(\+\d+\)", broken["seccomp"])
     assert "empty files in /tmp without an inode quota" in broken["inode-flood"]
     assert {f.verdict for f in off if f.name in names} == {"broken"}
+
+
+@requires_sandbox
+def test_the_flood_holds_and_breaks_a_suite_without_a_fair_share(tmp_path: Path) -> None:
+    held = run_redteam(["request-flood"], workspace=tmp_path / "on").findings[0]
+    assert held.verdict == "held", held.evidence
+    rate = int(re.search(r"flood held to (\d+) requests/s", held.evidence).group(1))  # type: ignore[union-attr]
+    assert rate <= 60
+    # The suite as it was: every request served at once, however many one attempt sends.
+    unbounded = SuiteLimits(
+        requests_per_second=1e6,
+        request_burst=10**6,
+        concurrent_requests=10**4,
+        queued_requests=10**6,
+    )
+    off = run_redteam(
+        ["request-flood"], workspace=tmp_path / "off", suite_limits=unbounded
+    ).findings[0]
+    assert off.verdict == "broken"
+    assert "requests a second served to one attempt" in off.evidence or "stayed 0" in off.evidence
 
 
 def test_without_a_sandbox_a_forged_record_stops_the_run_and_is_reported(tmp_path: Path) -> None:

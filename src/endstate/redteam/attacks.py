@@ -30,6 +30,9 @@ class Attack:
     # A note the attack's report must carry to hold: proof it ran into the wall to the end,
     # where stopping short (or being stopped with its sandbox) would otherwise look held.
     evidence: str = ""
+    # A counter of the end state's `summary.limits` that must have moved for the attack to
+    # hold: the harness's own proof that a bound of the suite stopped it.
+    bounded: str = ""
 
 
 ATTACKS: tuple[Attack, ...] = (
@@ -84,6 +87,18 @@ ATTACKS: tuple[Attack, ...] = (
         "fills /tmp, home and /dev/shm with empty files: kernel memory, not bytes",
         destructive=True,
         evidence="No space left on device",
+    ),
+    Attack(
+        "body-bomb",
+        "request bodies of 300 MiB (sized and chunked) and a 1 GiB upload, to the shared suite",
+        evidence="upload:",
+        bounded="bodies_refused",
+    ),
+    Attack(
+        "request-flood",
+        "48 connections flooding its own pages, to slow every other attempt",
+        evidence="flood held to",
+        bounded="requests_delayed",
     ),
 )
 BY_NAME = {a.name: a for a in ATTACKS}

@@ -41,6 +41,7 @@ from hostile_kit import (  # type: ignore[import-not-found]  # its sibling modul
     walk,
     wrote,
 )
+from hostile_load import body_bomb, request_flood  # type: ignore[import-not-found]
 from hostile_output import (  # type: ignore[import-not-found]  # its sibling module
     lone_surrogate,
     number_bombs,
@@ -384,6 +385,8 @@ ATTACKS = {
     "supervisor-ptrace": supervisor_ptrace,
     "seccomp": seccomp,
     "inode-flood": inode_flood,
+    "body-bomb": body_bomb,
+    "request-flood": request_flood,
 }
 
 

@@ -32,6 +32,7 @@ from endstate.records import TaskRecord
 from endstate.redteam.attacks import ATTACKS, BY_NAME, Attack, attack_task, victim_task
 
 if TYPE_CHECKING:
+    from endstate.envs.limits import SuiteLimits
     from endstate.envs.server import EmbeddedSuite
     from endstate.scoring.judge import Judge
 
@@ -43,6 +44,7 @@ HOSTILE_FILES = (  # the program, then its siblings
     "hostile_output.py",
     "hostile_text.py",
     "hostile_sandbox.py",
+    "hostile_load.py",
 )
 SURVIVOR_MARK = b"es-rt-survivor"
 JUDGE_KEY_ENV = "ENDSTATE_JUDGE_API_KEY"
@@ -180,6 +182,10 @@ def _judge_attack(
         if problem:
             return broken(problem)
         notes = "; ".join(filter(None, (notes, seen)))
+    if attack.bounded:
+        moved = _limits_moved(run_dir, record.task_id, attack.bounded)
+        if moved is not None:
+            return broken(moved)
     if attack.evidence and attack.evidence not in notes:
         why = (record.facts.agent_error if record.facts else None) or "no report"
         return broken(f"its report lacks {attack.evidence!r}: it did not run to the end ({why})")
@@ -188,6 +194,18 @@ def _judge_attack(
     if repaired:
         evidence += "; repaired: " + "; ".join(repaired)
     return Finding(attack.name, attack.threat, "held", evidence + (f" — {notes}" if notes else ""))
+
+
+def _limits_moved(run_dir: Path, task_id: str, counter: str) -> str | None:
+    """Why the end state does not show the suite's bound acting (None: it does)."""
+    path = run_dir / "traces" / task_id / "1" / "end_state.json"
+    try:
+        limits = json.loads(path.read_text())["summary"]["limits"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"its end state shows no limits ({type(exc).__name__}: {exc})"
+    if not isinstance(limits, dict) or not limits.get(counter):
+        return f"the suite's {counter} stayed 0: no bound acted ({limits})"
+    return None
 
 
 def _write_corpus(attacks: list[Attack], canary: str, referral: str, workspace: Path) -> Path:
@@ -278,6 +296,7 @@ async def _run(
     on_record: Callable[[TaskRecord], None] | None,
     on_start: Callable[[int, int], None] | None,
     hardened: bool = True,
+    suite_limits: SuiteLimits | None = None,
 ) -> RedTeamResult:
     from endstate.envs.server import EmbeddedSuite
     from endstate.scoring.judge import Judge, JudgeConfig
@@ -286,7 +305,7 @@ async def _run(
         canary=f"ES-RT-CANARY-{secrets.token_hex(8)}",
         judge_key=f"sk-redteam-{secrets.token_hex(8)}",
     )
-    suite = await asyncio.to_thread(EmbeddedSuite.start)
+    suite = await asyncio.to_thread(lambda: EmbeddedSuite.start(limits=suite_limits))
     secrets_.token = suite.token
     result = RedTeamResult(isolation)
     planted: list[Path] = []
@@ -411,11 +430,14 @@ def run_redteam(
     on_record: Callable[[TaskRecord], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
     hardened: bool = True,
+    suite_limits: SuiteLimits | None = None,
 ) -> RedTeamResult:
     """Run the chosen attacks (default: all) in one real run and judge each from outside.
 
     `hardened=False` (tests only; the CLI has no such option) runs the sandbox without its
-    supervisor protection, seccomp filter and inode quotas, to show what they stop."""
+    supervisor protection, seccomp filter and inode quotas, to show what they stop;
+    `suite_limits` (tests only) serves the suite under other bounds, to show what the
+    defaults stop."""
     unknown = [n for n in names or [] if n not in BY_NAME]
     if unknown:
         raise EndstateError(
@@ -430,7 +452,9 @@ def run_redteam(
     root = Path(tempfile.mkdtemp(prefix="endstate-redteam-")) if own else workspace
     assert root is not None
     try:
-        result = asyncio.run(_run(chosen, isolation, root, on_record, on_start, hardened))
+        result = asyncio.run(
+            _run(chosen, isolation, root, on_record, on_start, hardened, suite_limits)
+        )
     finally:
         if own:
             shutil.rmtree(root, ignore_errors=True)
