@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_runner.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_envs.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_envs_load.py --write docs/benchmarks.md
+	$(BIN)/python benchmarks/bench_fairness.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_sandbox.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_browser.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_ray.py --write docs/benchmarks.md

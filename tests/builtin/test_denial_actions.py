@@ -8,7 +8,7 @@ import pytest
 
 from endstate.builtin.generator import generate
 from endstate.envs import catalog
-from endstate.envs.denial_actions import (
+from endstate.rules.denials import (
     DENIAL_ACTIONS,
     UnknownReason,
     action_for,

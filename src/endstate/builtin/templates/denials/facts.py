@@ -12,7 +12,7 @@ from endstate.builtin.templates.common import (
     replace_value,
     retarget,
 )
-from endstate.envs.denial_actions import (
+from endstate.rules.denials import (
     action_for,
     decided_by_reason,
     disposition,

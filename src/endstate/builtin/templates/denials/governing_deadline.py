@@ -39,7 +39,7 @@ from endstate.builtin.templates.denials.facts import (
     _triage_text,
     _wrong_disposition,
 )
-from endstate.envs.denial_actions import action_for
+from endstate.rules.denials import action_for
 from endstate.envs.world import Denial, mdy
 
 

@@ -10,7 +10,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from endstate.envs import catalog
-from endstate.envs.denial_actions import DENIAL_ACTIONS
+from endstate.rules.denials import DENIAL_ACTIONS
 from endstate.envs.systems.ehr import notes, search
 from endstate.envs.systems.ehr.links import portal_url
 from endstate.envs.web import Ctx, endpoint, redirect

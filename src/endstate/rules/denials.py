@@ -1,5 +1,9 @@
 """One map from a denial's adjustment reason to the action it calls for, and its deadline.
 
+Reasons and their published texts are in `rules.remittance`; the windows the deadlines come
+from in `rules.windows`; who may be billed in `rules.cost_sharing`; which coverage pays first
+(what CO-22 and PR-27 turn on) in `rules.cob`.
+
 Every denial template, the EHR's denial playbook page and the coherence of expected answers
 rest on this map, so a disposition is never decided twice in two places. An action is
 governed by one clock: an appeal or a reconsideration runs on the payer's appeal deadline
@@ -44,7 +48,13 @@ class DenialAction:
 
 
 DENIAL_ACTIONS: tuple[DenialAction, ...] = (
-    DenialAction("PR", "1", "bill-patient", None, "The deductible is the patient's to pay."),
+    DenialAction(
+        "PR",
+        "1",
+        "bill-patient",
+        None,
+        "The deductible is the patient's to pay (never on a Medi-Cal claim: rules.cost_sharing).",
+    ),
     DenialAction(
         "CO", "50", "appeal", "appeal", "Medical necessity is argued with the clinical record."
     ),
