@@ -308,11 +308,9 @@ def test_some_referrals_are_registered_with_a_secondary_beside_an_active_primary
     slipped = [r for r in w.referrals if coverage[r.coverage_id].rank == 2]
     assert 1 <= len(slipped) <= 3
     for ref in slipped:
-        primary = [
-            c for c in w.coverages if c.mrn == ref.mrn and c.rank == 1 and c.status == "active"
-        ]
-        assert len(primary) == 1
-        assert w.plan(primary[0].plan_id).payer != w.plan(coverage[ref.coverage_id].plan_id).payer
+        primary = w.primary_on(ref.mrn, ref.appointment)
+        assert primary is not None and primary.id != ref.coverage_id
+        assert w.plan(primary.plan_id).payer != w.plan(coverage[ref.coverage_id].plan_id).payer
     # Nothing is pended on a slipped referral: no request went anywhere yet.
     assert not {r.referral_id for r in w.prior_requests} & {r.id for r in slipped}
 
@@ -326,7 +324,8 @@ def test_catches_medicaid_primary_beside_another_plan_and_two_plans_of_one_payer
     w.coverages[i] = replace(primary, plan_id=medicaid.id)
     w.coverages.append(replace(primary, id="COV-9998", plan_id=commercial.id, rank=2))
     found = problems(w)
-    assert _named(found, primary.id, "Medicaid is primary beside another plan")
+    # Medicaid pays last (rules.cob): ranked first beside a commercial plan, it is refused.
+    assert _named(found, primary.id, "ranked 1, but coordination of benefits puts it 2")
     w.coverages[-1] = replace(w.coverages[-1], plan_id=medicaid.id)
     assert _named(problems(w), primary.mrn, "two coverages in force from one payer")
 
@@ -339,5 +338,5 @@ def test_catches_a_secondary_with_no_primary_and_a_referral_on_anothers_coverage
     others = next(c for c in w.coverages if c.mrn != ref.mrn)
     w.referrals[1] = replace(w.referrals[1], coverage_id=others.id, mrn=ref.mrn)
     found = problems(w)
-    assert _named(found, own.id, "secondary coverage of")
+    assert _named(found, own.id, "ranked 2, but coordination of benefits puts it 1")
     assert _named(found, w.referrals[1].id, "belongs to another patient")

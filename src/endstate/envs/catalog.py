@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from endstate.rules.remittance import CARC_TEXT
+from endstate.rules.remittance import RARC_TEXT as rules_rarc_text
+
 
 @dataclass(frozen=True)
 class Dx:
@@ -135,10 +138,11 @@ DEPARTMENTS: tuple[Department, ...] = (
                  ("M75.121",), site="asc", alt_sites=("outpatient_hospital",)),
             Proc("20610", "Arthrocentesis or injection, major joint", True, 310,
                  ("M17.11", "M17.12", "M17.0", "M75.121"), bilateral=True),
-            Proc("73562", "Radiographs of the knee, 3 views", True, 150,
-                 ("M17.11", "M17.12", "S83.241A", "S83.242A")),
+            # Not for a meniscus tear (nor a shoulder film for a rotator cuff tear): their
+            # workup's study is the MRI already on the chart, and a plain film is not ordered
+            # after an MRI of the same joint.
+            Proc("73562", "Radiographs of the knee, 3 views", True, 150, ("M17.11", "M17.12")),
             Proc("73565", "Radiographs of both knees, standing", False, 140, ("M17.0",)),
-            Proc("73030", "Radiographs of the shoulder, 2 or more views", True, 130, ("M75.121",)),
         ),
     ),
     Department(
@@ -229,7 +233,6 @@ CONFLICTS: tuple[tuple[str, str, str], ...] = (
     ("27447", "73562", "pre-operative radiographs are taken at a separate visit"),
     ("27447", "73565", "pre-operative radiographs are taken at a separate visit"),
     ("29881", "73562", "pre-operative radiographs are taken at a separate visit"),
-    ("29827", "73030", "pre-operative radiographs are taken at a separate visit"),
     ("27447", "20610", "a joint injection is bundled into surgery on the same joint"),
     ("29881", "20610", "a joint injection is bundled into surgery on the same joint"),
     ("29827", "20610", "a joint injection is bundled into surgery on the same joint"),
@@ -250,50 +253,36 @@ class Carc:
     remarks: tuple[str, ...]  # plausible RARC remark codes for this reason
 
 
-CARCS: tuple[Carc, ...] = (
-    Carc("CO", "197", "Precertification/authorization/notification absent", ("N54", "M62")),
-    Carc("CO", "50", "Not deemed a medical necessity by the payer", ("N115", "M127")),
-    Carc("CO", "16", "Claim lacks information needed for adjudication", ("MA130", "N382", "M51")),
-    Carc("CO", "29", "The time limit for filing has expired", ("N211",)),
-    Carc("CO", "4", "Procedure code inconsistent with the modifier used", ("N519", "M20")),
-    Carc("CO", "18", "Exact duplicate claim or service", ("N522",)),
-    Carc(
-        "CO", "22", "Care may be covered by another payer per coordination of benefits", ("MA04",)
-    ),
-    Carc("PR", "27", "Expenses incurred after coverage terminated", ("N30",)),
-    Carc("CO", "96", "Non-covered charge", ("N130", "M67")),
-    Carc("PR", "1", "Deductible amount", ()),
-    Carc("CO", "11", "Diagnosis inconsistent with the procedure", ("M76",)),
+# Descriptions are the published texts (rules.remittance); remarks are those the reason's
+# payers send (a Medicare-only remark is dropped on other payers' remittances: remark_fits).
+CARCS: tuple[Carc, ...] = tuple(
+    Carc(group, code, CARC_TEXT[code], remarks)
+    for group, code, remarks in (
+        ("CO", "197", ("N54", "M62")),
+        ("CO", "50", ("N115", "M127")),
+        ("CO", "16", ("MA130", "N382", "M51")),
+        ("CO", "29", ("N211",)),
+        ("CO", "4", ("N519", "M20")),
+        ("CO", "18", ("N522",)),
+        ("CO", "22", ("MA04",)),
+        ("PR", "27", ("N30",)),
+        ("CO", "96", ("N130", "M67")),
+        ("PR", "1", ()),
+        ("CO", "11", ("M76",)),
+    )
 )
 
 # The adjustments a paid remittance line carries besides its headline reason (CARC group-code).
-CONTRACTUAL = ("CO", "45", "Charge exceeds fee schedule/maximum allowable")
+CONTRACTUAL = ("CO", "45", CARC_TEXT["45"])
 # The member's share on a paid line, as a remittance names it.
-MEMBER_SHARE_TEXT = {"1": "Deductible amount", "2": "Coinsurance amount", "3": "Co-payment amount"}
+MEMBER_SHARE_TEXT = {code: CARC_TEXT[code] for code in ("1", "2", "3")}
 PATIENT_SHARE: dict[str, str] = {  # group PR: what the member owes on an allowed amount
     "1": "Deductible amount",
     "2": "Coinsurance amount",
     "3": "Co-payment amount",
 }
 
-RARC_TEXT: dict[str, str] = {
-    "N54": "Claim information is inconsistent with pre-certified/authorized services.",
-    "M62": "Missing/incomplete/invalid treatment authorization code.",
-    "N115": "Decision based on a local coverage determination.",
-    "M127": "Missing patient medical record for this service.",
-    "MA130": "Claim has missing or invalid information; submit a new claim.",
-    "N382": "Missing/incomplete/invalid patient identifier.",
-    "M51": "Missing/incomplete/invalid procedure code(s).",
-    "N211": "Alert: you may not appeal this decision.",
-    "N519": "Invalid combination of HCPCS modifiers.",
-    "M20": "Missing/incomplete/invalid HCPCS.",
-    "N522": "Duplicate of a claim processed, or to be processed, as a crossover claim.",
-    "MA04": "Secondary payment cannot be considered without the primary payer's payment.",
-    "N30": "Patient ineligible for this service.",
-    "N130": "Consult plan benefit documents for information about restrictions.",
-    "M67": "Missing/incomplete/invalid other procedure code(s).",
-    "M76": "Missing/incomplete/invalid diagnosis or condition.",
-}
+RARC_TEXT = rules_rarc_text
 
 
 @dataclass(frozen=True)
@@ -342,7 +331,8 @@ DME_ITEMS: tuple[DmeItem, ...] = (
             None,
             "events/hour",
             "An attended sleep study shows an apnea-hypopnea index (AHI) of at least 15 "
-            "events/hour.",
+            "events/hour, or of 5 to 14 with documented symptoms such as excessive daytime "
+            "sleepiness.",
         ),
     ),
     DmeItem(
@@ -417,12 +407,35 @@ DME_ITEMS: tuple[DmeItem, ...] = (
     ),
 )
 
-SUPPLIERS: tuple[tuple[str, str], ...] = (
-    ("Harborline Medical Supply", "(415) 555-0142"),
-    ("Crestview Home Respiratory", "(510) 555-0177"),
-    ("Pinecone Mobility & Rehab", "(650) 555-0119"),
-    ("Tidewater Durable Equipment", "(408) 555-0163"),
+@dataclass(frozen=True)
+class Supplier:
+    """A DME supplier and the product categories it is accredited to furnish
+    (rules.dme.PRODUCT_CATEGORY names an item's)."""
+
+    name: str
+    fax: str
+    categories: frozenset[str]
+
+
+SUPPLIERS: tuple[Supplier, ...] = (
+    Supplier(
+        "Harborline Medical Supply",
+        "(415) 555-0142",
+        frozenset({"hospital beds", "walkers", "manual wheelchairs", "infusion pumps"}),
+    ),
+    Supplier("Crestview Home Respiratory", "(510) 555-0177", frozenset({"respiratory"})),
+    Supplier(
+        "Pinecone Mobility & Rehab",
+        "(650) 555-0119",
+        frozenset({"manual wheelchairs", "walkers", "orthoses"}),
+    ),
+    Supplier(
+        "Tidewater Durable Equipment",
+        "(408) 555-0163",
+        frozenset({"hospital beds", "orthoses", "respiratory", "infusion pumps"}),
+    ),
 )
+
 
 DOCUMENT_KINDS: dict[str, str] = {
     "clinical_note": "Clinical note",

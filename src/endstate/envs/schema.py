@@ -23,7 +23,8 @@ CREATE TABLE patients (
   mrn TEXT PRIMARY KEY, first TEXT, last TEXT, sex TEXT, dob TEXT, phone TEXT, address TEXT);
 CREATE TABLE coverages (
   id TEXT PRIMARY KEY, mrn TEXT, plan_id TEXT, member_id TEXT, group_number TEXT, rank INTEGER,
-  status TEXT, effective TEXT, termination TEXT);
+  status TEXT, effective TEXT, termination TEXT, relationship TEXT, basis TEXT,
+  subscriber_birthday TEXT, employer_size INTEGER);
 CREATE TABLE providers (
   npi TEXT PRIMARY KEY, first TEXT, last TEXT, credential TEXT, department TEXT);
 CREATE TABLE referrals (

@@ -31,6 +31,7 @@ from endstate.envs.database import EpisodeClosed, EpisodeDB, full
 from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.registry import systems
 from endstate.envs.runtime import Episode, Runtime, Session
+from endstate.envs.subscriber import subscriber_text
 from endstate.envs.world import mdy
 
 PAGES = Path(__file__).parent / "pages"  # shared by every system: base, macros, messages
@@ -63,6 +64,7 @@ def make_env(testids: bool) -> jinja2.Environment:
     env.globals["note_categories"] = catalog.NOTE_CATEGORIES
     env.filters["mdy"] = lambda v: mdy(v) if v else ""
     env.filters["money"] = lambda v: f"${v:,.2f}"
+    env.filters["subscriber"] = subscriber_text
     return env
 
 

@@ -13,6 +13,9 @@ from endstate.envs.world.gen_base import GenBase
 from endstate.envs.world.model import Coverage, Denial, DenialLine, DmeOrder, Plan
 from endstate.envs.world.remit import denied_money, paid_money, patient_share, share_for
 from endstate.envs.world.texts import _dme_text
+from endstate.rules import dme as dme_rules
+from endstate.rules.cost_sharing import MEMBER_SHARE_CARCS, cost_sharing_allowed
+from endstate.rules.remittance import remark_fits
 
 # Documents of a DME order that record an evaluation: dated before the order they support.
 EVALUATIONS = ("face_to_face", "lab", "sleep_study", "clinical_note")
@@ -27,38 +30,28 @@ REASON_MIX: tuple[Carc, ...] = tuple(
 )  # fmt: skip
 
 
-def _billable(cov: Coverage, today: date) -> bool:
-    """A coverage a claim can have been remitted on: in force long enough before today, or
-    ended long enough ago that a service after its end was billed and denied (PR-27)."""
-    if cov.status == "active":
-        return date.fromisoformat(cov.effective) <= today - timedelta(days=45)
-    return (
-        cov.status == "terminated"
-        and cov.termination is not None
-        and date.fromisoformat(cov.termination) <= today - timedelta(days=60)
-    )
-
-
-def _reason_for(cov: Coverage, n: int) -> Carc:
-    """The n-th reason of the mix, except that only a terminated coverage is denied PR-27
-    and a terminated coverage is denied nothing else."""
+def _reason_for(cov: Coverage, plan: Plan, n: int) -> Carc:
+    """The n-th reason of the mix, except that only a coverage that has ended is denied PR-27
+    (and nothing else), and a plan that forbids cost sharing never leaves a deductible to its
+    member (rules.cost_sharing): its claim takes the next reason of the mix."""
     if cov.status == "terminated":
         return next(c for c in catalog.CARCS if c.code == "27")
     mix = [c for c in REASON_MIX if c.code != "27"]
+    if not cost_sharing_allowed(plan.kind):
+        mix = [c for c in mix if not (c.group == "PR" and c.code in MEMBER_SHARE_CARCS)]
     return mix[n % len(mix)]
 
 
-def _result(rng: random.Random, item: catalog.DmeItem, fails: bool) -> float:
-    """The result the item's criterion reads, qualifying or falling short of it."""
-    ranges = {  # marker: (qualifying, falling short)
-        "apnea-hypopnea index": ((16, 48), (6, 13)),
-        "SpO2": ((82, 88), (90, 94)),
-        "HbA1c": ((75, 95), (62, 69)),  # tenths of a percent
-    }
-    assert item.criterion is not None
-    low, high = ranges[item.criterion.marker][1 if fails else 0]
-    value = rng.randint(low, high)
-    return value / 10 if item.criterion.marker == "HbA1c" else float(value)
+def _result(rng: random.Random, hcpcs: str, fails: bool) -> float:
+    """The result the item's criterion reads: qualifying, or clearly short of it under every
+    reading of the rule (rules.dme: an AHI of 5-14 with symptoms qualifies a CPAP, so a
+    result meant to fall short is below 5)."""
+    crit = dme_rules.CRITERIA[hcpcs]
+    qualifying = {"apnea-hypopnea index": (16, 48), "SpO2": (82, 88), "HbA1c": (7.5, 9.5)}
+    low, high = crit.short_of if fails else qualifying[crit.marker]
+    tenths = rng.randint(round(low * 10), round(high * 10))
+    value = tenths / 10
+    return value if crit.marker != "SpO2" else float(round(value))
 
 
 class ClaimsGen(GenBase):
@@ -80,7 +73,8 @@ class ClaimsGen(GenBase):
             denied_line = i == 1 or rng.random() < 0.4
             if denied_line:
                 group, code, text = carc.group, carc.code, carc.description
-                rarcs = list(carc.remarks[: rng.randint(0, len(carc.remarks))])
+                fitting = [r for r in carc.remarks if remark_fits(r, kind)]
+                rarcs = fitting[: rng.randint(0, len(fitting))]
                 allowed, paid, adjustments = denied_money(billed, group, code)
             else:
                 group, code, text = catalog.CONTRACTUAL
@@ -104,19 +98,32 @@ class ClaimsGen(GenBase):
             )
         return diagnoses, lines
 
-    def _claim_dates(self, cov: Coverage, plan: Plan, carc: Carc) -> tuple[str, str, str]:
-        """(service, submitted, remitted) ISO dates that agree with the coverage and reason:
-        service inside the coverage period (after it ended, for PR-27), the claim filed
-        within timely filing (after it, for CO-29), and remitted before today."""
+    def _claim_dates(
+        self, cov: Coverage, plan: Plan, carc: Carc, aged: bool
+    ) -> tuple[str, str, str] | None:
+        """(service, submitted, remitted) ISO dates that agree with the coverage and reason —
+        service inside the coverage period (after it ended, for PR-27), the claim filed within
+        timely filing (after it, for CO-29), remitted before today — or None when this
+        coverage cannot carry such a claim. An `aged` claim was remitted long enough ago that
+        its appeal window (the plan kind's, rules.windows) has run out."""
         rng = self.rng
         today = self.today
-        if carc.code == "27" and cov.termination:
+        if carc.code == "27":
+            if not cov.termination:
+                return None
             service = date.fromisoformat(cov.termination) + timedelta(days=rng.randint(5, 20))
         elif carc.code == "29":
             service = today - timedelta(days=plan.timely_filing_days + rng.randint(60, 90))
+        elif aged:
+            back = plan.appeal_window_days + rng.randint(45, 90)
+            service = today - timedelta(days=back)
         else:
             start = date.fromisoformat(cov.effective) + timedelta(days=1)
             service = max(start, today - timedelta(days=rng.randint(35, 120)))
+        if service > today - timedelta(days=35):
+            return None
+        if carc.code != "27" and not cov.in_force(service.isoformat()):
+            return None
         if carc.code == "29":  # filed late: after the plan's limit from the date of service
             delay = plan.timely_filing_days + rng.randint(3, 20)
         else:
@@ -125,18 +132,37 @@ class ClaimsGen(GenBase):
         denied = min(submitted + timedelta(days=rng.randint(10, 25)), today - timedelta(days=1))
         return service.isoformat(), submitted.isoformat(), denied.isoformat()
 
+    def _billed_right(self, cov: Coverage, carc: Carc, service: str) -> bool:
+        """A claim goes to the plan that pays first on its date of service. The exceptions
+        are the denials that say otherwise: CO-22 (this payer thinks another pays first: the
+        claim went to a plan in force, first or not) and PR-27 (the plan had ended)."""
+        if carc.code == "27":
+            return True
+        if carc.code == "22":
+            return cov.in_force(service)
+        first = self.world.primary_on(cov.mrn, service)
+        return first is not None and first.id == cov.id
+
     def denials(self) -> None:
         rng = self.rng
         w = self.world
-        billable = [c for c in w.coverages if _billable(c, self.today)]
+        billable = [c for c in w.coverages if c.status != "inactive"]  # voided: never billed
         rng.shuffle(billable)
-        for n, cov in enumerate(billable[:DENIAL_COUNT], start=1):
+        n = 0
+        for cov in billable * 3:  # a plan may carry more than one denied claim
+            if n == DENIAL_COUNT:
+                break
             plan = w.plan(cov.plan_id)
+            carc = _reason_for(cov, plan, n + 1)
+            aged = (n + 1) % 9 == 0 and carc.code not in ("29", "27")
+            dates = self._claim_dates(cov, plan, carc, aged)
+            if dates is None or not self._billed_right(cov, carc, dates[0]):
+                continue
+            n += 1
+            service, submitted, denied = dates
             dept = rng.choice(DEPARTMENTS)
             provider = rng.choice([x for x in w.providers if x.department == dept.name])
-            carc = _reason_for(cov, n)
-            service, submitted, denied = self._claim_dates(cov, plan, carc)
-            window = plan.appeal_window_days if n % 9 else 30  # a few already past the deadline
+            window = plan.appeal_window_days
             deadline = (date.fromisoformat(denied) + timedelta(days=window)).isoformat()
             filing = date.fromisoformat(service) + timedelta(days=plan.timely_filing_days)
             years = clinical.age(w.patient(cov.mrn).dob, self.today)
@@ -190,28 +216,32 @@ class ClaimsGen(GenBase):
                 )
 
     def dme(self) -> None:
-        """Orders for patients the item's diagnosis fits, each with the documents a supplier
-        needs (some missing, some face-to-face notes stale), in an order that makes sense: the
-        evaluations come before the order, the written order and letter after them."""
+        """Orders for patients the item's diagnosis fits, each on the coverage that pays first
+        on the day it was ordered (an order is never drawn on a plan that has ended: it would
+        not go out), for an item the plan's kind covers on its own criterion, from a supplier
+        accredited for the item (rules.dme); with the documents a supplier needs (some
+        missing, some face-to-face notes stale), in an order that makes sense: the evaluations
+        before the order, the written order and letter after them."""
         rng = self.rng
         w = self.world
         pcps = [p for p in w.providers if p.department == "Family Medicine"]
-        candidates = [c for c in w.coverages if c.rank == 1]
+        candidates = [c for c in w.coverages if c.status != "inactive"]
         rng.shuffle(candidates)
         measured = 0  # orders whose item has a coverage criterion on a result
         short = set(rng.sample(range(7), 3))  # which of them fall short of it
         for n in range(1, 17):
             item = catalog.DME_ITEMS[n % len(catalog.DME_ITEMS)]
-            assert item.diagnosis is not None
-            dx = item.diagnosis
-            cov = next(
-                c
-                for c in candidates
-                if clinical.fits_age(dx, clinical.age(w.patient(c.mrn).dob, self.today))
-            )
+            ordered = self.day(-14, -1)
+
+            cov = next(c for c in candidates if self._orders_on(c, item, ordered))
             candidates.remove(cov)
-            supplier, fax = catalog.SUPPLIERS[rng.randrange(len(catalog.SUPPLIERS))]
+            accredited = [
+                s for s in catalog.SUPPLIERS if dme_rules.supplier_fits(item.hcpcs, s.categories)
+            ]
+            supplier = accredited[rng.randrange(len(accredited))]
             pcp = rng.choice(pcps)
+            kind = w.plan(cov.plan_id).kind
+            criterion = dme_rules.criterion_for(item.hcpcs, kind)
             order = DmeOrder(
                 id=f"DME-{n:04d}",
                 mrn=cov.mrn,
@@ -220,16 +250,29 @@ class ClaimsGen(GenBase):
                 description=item.description,
                 quantity=1,
                 ordering_npi=pcp.npi,
-                supplier=supplier,
-                supplier_fax=fax,
+                supplier=supplier.name,
+                supplier_fax=supplier.fax,
                 required_documents=list(item.required_documents),
-                ordered=self.day(-14, -1),
+                ordered=ordered,
                 status="Pending documentation",
-                result=None if item.criterion is None else _result(rng, item, measured in short),
+                result=None if criterion is None else _result(rng, item.hcpcs, measured in short),
             )
-            measured += item.criterion is not None
+            measured += criterion is not None
             w.dme_orders.append(order)
             self._dme_documents(order, f"{pcp.first} {pcp.last}, {pcp.credential}")
+
+    def _orders_on(self, c: Coverage, item: catalog.DmeItem, ordered: str) -> bool:
+        """Whether an order of `item` placed on `ordered` goes on coverage `c`: the plan that
+        pays first that day, whose kind covers the item, for a patient the item fits."""
+        w = self.world
+        first = w.primary_on(c.mrn, ordered)
+        assert item.diagnosis is not None
+        return (
+            first is not None
+            and first.id == c.id
+            and dme_rules.orderable_on(item.hcpcs, w.plan(c.plan_id).kind)
+            and clinical.fits_age(item.diagnosis, clinical.age(w.patient(c.mrn).dob, self.today))
+        )
 
     def _dme_documents(self, order: DmeOrder, doctor: str) -> None:
         rng = self.rng

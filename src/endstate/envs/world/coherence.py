@@ -16,7 +16,6 @@ from datetime import date, timedelta
 from endstate.envs import clinical
 from endstate.envs.catalog import DME_ITEMS, Department, DmeItem, Dx, Proc
 from endstate.envs.world.model import (
-    Coverage,
     Denial,
     DenialLine,
     DmeOrder,
@@ -24,6 +23,7 @@ from endstate.envs.world.model import (
     Referral,
     World,
 )
+from endstate.envs.world.payer_coherence import payer_problems
 
 _NOTE_COURSE = re.compile(r"despite (\d+) weeks of ([^.]+)\.")
 _LETTER_COURSE = re.compile(r"management with ([^.]+?) for (\d+) weeks")
@@ -49,36 +49,7 @@ def problems(world: World) -> list[str]:
     for order in world.dme_orders:
         out += dme_problems(world, order, docs.get(order.id, []))
     out += date_problems(world)
-    out += coverage_problems(world)
-    return out
-
-
-def coverage_problems(world: World) -> list[str]:
-    """Coordination of benefits that holds: a patient's two plans in force come from two payers,
-    Medicaid is never primary beside another plan, and a referral registered with a secondary
-    coverage has the primary it should have been registered with."""
-    plans = {p.id: p for p in world.plans}
-    active: dict[str, list[Coverage]] = {}
-    for c in world.coverages:
-        if c.status == "active":
-            active.setdefault(c.mrn, []).append(c)
-    out: list[str] = []
-    for mrn, covs in active.items():
-        primaries = [c for c in covs if c.rank == 1]
-        for c in covs:
-            if c.rank == 2 and not primaries:
-                out.append(f"{c.id}: secondary coverage of {mrn} with no primary in force")
-            if c.rank == 1 and plans[c.plan_id].kind == "medicaid_mco" and len(covs) > 1:
-                out.append(f"{c.id}: Medicaid is primary beside another plan of {mrn}")
-        if len({plans[c.plan_id].payer for c in covs}) < len(covs):
-            out.append(f"{mrn}: two coverages in force from one payer")
-    registered = {c.id: c for c in world.coverages}
-    for ref in world.referrals:
-        cov = registered.get(ref.coverage_id)
-        if cov is None:
-            out.append(f"{ref.id}: coverage {ref.coverage_id} does not exist")
-        elif cov.mrn != ref.mrn:
-            out.append(f"{ref.id}: coverage {cov.id} belongs to another patient")
+    out += payer_problems(world)  # the payer rules: windows, benefit order, claims, orders
     return out
 
 

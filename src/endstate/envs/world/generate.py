@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from endstate.envs import clinical, names
 from endstate.envs.catalog import DEPARTMENTS, Department
@@ -13,7 +13,6 @@ from endstate.envs.world.episode import department_for, pick_episode
 from endstate.envs.world.model import (
     DEFAULT_CLOCK,
     DEFAULT_SEED,
-    Coverage,
     Patient,
     PayerRule,
     Plan,
@@ -27,6 +26,8 @@ from endstate.envs.world.model import (
 from endstate.envs.world.prior_requests import PriorRequestsGen
 from endstate.envs.world.registration import RegistrationSlipsGen
 from endstate.envs.world.texts import _clinical_note, _course, _imaging, _lmn, _policy_text
+from endstate.rules.authorization import may_require_auth
+from endstate.rules.windows import windows_for
 
 _BVH_FORM = "BVH-APL-2: Bayview Provider Appeal Request"
 _SUM_FORM = "SUM-RR-1: Summit Request for Reconsideration"
@@ -47,30 +48,68 @@ class _Gen(ClaimsGen, PriorRequestsGen, RegistrationSlipsGen):
 
         a_user, a_pass = creds("mercyvale")
         b_user, b_pass = creds("mvhs")
+
+        def plan(
+            pid: str,
+            payer: str,
+            name: str,
+            kind: str,
+            portal: str | None,
+            fax: str,
+            phone: str,
+            prefix: str,
+            delegated: str | None,
+            channel: str,
+            appeals_fax: str,
+            form: str,
+        ) -> Plan:
+            """A plan whose appeal and filing windows are its kind's under the rules."""
+            user, password = {"payer_a": (a_user, a_pass), "payer_b": (b_user, b_pass)}.get(
+                portal or "", (None, None)
+            )
+            win = windows_for(kind)
+            return Plan(
+                pid,
+                payer,
+                name,
+                kind,
+                portal,
+                user,
+                password,
+                fax,
+                phone,
+                prefix,
+                win.appeal_days,
+                win.timely_filing_days,
+                delegated,
+                channel,
+                appeals_fax,
+                form,
+            )
+
         self.world.plans = [
-            Plan("BVH-PPO", "Bayview Health Plan", "Bayview Health Plan PPO", "commercial",
-                 "payer_a", a_user, a_pass, "(415) 555-0101", "(800) 555-0130", "BVH", 180, 180,
-                 None, "portal", "(415) 555-0107", _BVH_FORM),
-            Plan("BVH-HMO", "Bayview Health Plan", "Bayview Health Plan HMO Select", "commercial",
-                 "payer_a", a_user, a_pass, "(415) 555-0102", "(800) 555-0130", "BVH", 180, 180,
-                 None, "portal", "(415) 555-0107", _BVH_FORM),
-            Plan("GSC-MCD", "Golden State Community Care", "Golden State Community Care Medi-Cal",
-                 "medicaid_mco", "payer_a", a_user, a_pass, "(916) 555-0144", "(888) 555-0152",
-                 "GSC", 90, 180, None, "fax", "(916) 555-0149",
-                 "GSC-PDR-1: Provider Dispute Resolution Request"),
-            Plan("SUM-MA", "Summit Health", "Summit Senior Advantage HMO", "medicare_advantage",
-                 "payer_b", b_user, b_pass, "(503) 555-0110", "(877) 555-0121", "SMA", 60, 365,
-                 None, "portal", "(503) 555-0117", _SUM_FORM),
-            Plan("SUM-VIP", "Summit Health", "Summit Senior Advantage HMO (Valley IPA)",
-                 "delegated_group", None, None, None, "(559) 555-0188", "(559) 555-0180", "SMA",
-                 60, 90, "Valley Independent Physicians", "fax", "(559) 555-0184",
+            plan("BVH-PPO", "Bayview Health Plan", "Bayview Health Plan PPO", "commercial",
+                 "payer_a", "(415) 555-0101", "(800) 555-0130", "BVH", None, "portal",
+                 "(415) 555-0107", _BVH_FORM),
+            plan("BVH-HMO", "Bayview Health Plan", "Bayview Health Plan HMO Select", "commercial",
+                 "payer_a", "(415) 555-0102", "(800) 555-0130", "BVH", None, "portal",
+                 "(415) 555-0107", _BVH_FORM),
+            plan("GSC-MCD", "Golden State Community Care", "Golden State Community Care Medi-Cal",
+                 "medicaid_mco", "payer_a", "(916) 555-0144", "(888) 555-0152", "GSC", None,
+                 "fax", "(916) 555-0149", "GSC-PDR-1: Provider Dispute Resolution Request"),
+            plan("SUM-MA", "Summit Health", "Summit Senior Advantage HMO", "medicare_advantage",
+                 "payer_b", "(503) 555-0110", "(877) 555-0121", "SMA", None, "portal",
+                 "(503) 555-0117", _SUM_FORM),
+            plan("SUM-VIP", "Summit Health", "Summit Senior Advantage HMO (Valley IPA)",
+                 "delegated_group", None, "(559) 555-0188", "(559) 555-0180", "SMA",
+                 "Valley Independent Physicians", "fax", "(559) 555-0184",
                  "VIP-RR-2: Valley IPA Request for Reconsideration"),
-            Plan("RME-EPO", "Redwood Mutual Employers Trust", "Redwood Mutual EPO", "commercial",
-                 None, None, None, "(707) 555-0166", "(707) 555-0160", "RME", 180, 90, None,
-                 "fax", "(707) 555-0169", "RME-APP-7: Provider Appeal Cover Sheet"),
-            Plan("NSI-PPO", "Northstar Indemnity", "Northstar Indemnity PPO", "commercial",
-                 "payer_b", b_user, b_pass, "(206) 555-0193", "(866) 555-0190", "NSI", 180, 365,
-                 None, "portal", "(206) 555-0197", "NSI-PA-4: Provider Appeal Form"),
+            plan("RME-EPO", "Redwood Mutual Employers Trust", "Redwood Mutual EPO", "commercial",
+                 None, "(707) 555-0166", "(707) 555-0160", "RME", None, "fax",
+                 "(707) 555-0169", "RME-APP-7: Provider Appeal Cover Sheet"),
+            plan("NSI-PPO", "Northstar Indemnity", "Northstar Indemnity PPO", "commercial",
+                 "payer_b", "(206) 555-0193", "(866) 555-0190", "NSI", None, "portal",
+                 "(206) 555-0197", "NSI-PA-4: Provider Appeal Form"),
         ]  # fmt: skip
 
     def patients(self) -> None:
@@ -119,59 +158,6 @@ class _Gen(ClaimsGen, PriorRequestsGen, RegistrationSlipsGen):
                 )
             )
 
-    def coverages(self) -> None:
-        rng = self.rng
-        plans = self.world.plans
-        statuses = ["active"] * 7 + ["terminated", "inactive", "future"]
-        n = 0
-
-        def add(p: Patient, plan: Plan, rank: int, status: str) -> None:
-            nonlocal n
-            n += 1
-            if status == "future":
-                eff, term = (self.today.replace(day=1) + timedelta(days=32)).replace(day=1), None
-                effective, termination = eff.isoformat(), term
-            elif status == "terminated":
-                effective, termination = self.day(-900, -400), self.day(-120, -2)
-            else:
-                effective = self.day(-1500, -30)
-                termination = None if rng.random() < 0.8 else self.day(120, 500)
-            group = (
-                ""
-                if plan.kind in ("medicare_advantage", "delegated_group")
-                else (f"G{rng.randint(10000, 99999)}")
-            )
-            self.world.coverages.append(
-                Coverage(
-                    id=f"COV-{n:04d}",
-                    mrn=p.mrn,
-                    plan_id=plan.id,
-                    member_id=self.unique_digits(9, plan.member_prefix),
-                    group_number=group,
-                    rank=rank,
-                    status=status,
-                    effective=effective,
-                    termination=termination,
-                )
-            )
-
-        for i, p in enumerate(self.world.patients):
-            seniors = [pl for pl in plans if pl.kind in ("medicare_advantage", "delegated_group")]
-            others = [pl for pl in plans if pl not in seniors]
-            pool = seniors if p.dob < "1961-01-01" else others
-            primary = pool[i % len(pool)] if i < 2 * len(plans) else rng.choice(pool)
-            status = statuses[i % len(statuses)] if i < 20 else rng.choice(statuses)
-            add(p, primary, 1, status)
-            if status in ("terminated", "inactive") and rng.random() < 0.6:
-                # replacement coverage: the chart lists both, only one is good
-                add(p, rng.choice([pl for pl in pool if pl is not primary] or pool), 1, "active")
-            elif status == "active" and primary.kind != "medicaid_mco" and rng.random() < 0.3:
-                # Other coverage (a spouse's plan, Medicaid beside Medicare), from another
-                # payer; Medicaid pays last, so it is never primary beside another plan.
-                add(p, rng.choice([pl for pl in others if pl.payer != primary.payer]), 2, "active")
-            elif status == "active" and rng.random() < 0.1:
-                add(p, rng.choice([pl for pl in pool if pl is not primary] or pool), 1, "future")
-
     def providers(self) -> None:
         rng = self.rng
         for dept in DEPARTMENTS:
@@ -209,7 +195,6 @@ class _Gen(ClaimsGen, PriorRequestsGen, RegistrationSlipsGen):
             "65855",
             "73562",
             "73565",
-            "73030",
         }  # office tests, X-rays, laser: no PA in most plans
         for plan in self.world.plans:
             numbers: set[str] = set()  # a plan never gives two policies one number
@@ -228,6 +213,8 @@ class _Gen(ClaimsGen, PriorRequestsGen, RegistrationSlipsGen):
                         req = code in always or code in imaging or code in {"29881", "29827"}
                     if code not in always and rng.random() < 0.08:
                         req = not req  # per-world variation so rules must be read, not recalled
+                    if not may_require_auth(code):
+                        req = False  # no payer reviews a plain film, an ECG or spirometry
                     policy_id = f"{plan.member_prefix}-UM-{rng.randint(100, 999)}"
                     while policy_id in numbers:
                         policy_id = f"{plan.member_prefix}-UM-{rng.randint(100, 999)}"

@@ -13,7 +13,10 @@ from datetime import date, datetime
 from functools import cached_property
 from typing import Any
 
-GENERATOR_VERSION = "6"
+from endstate.rules import cob
+from endstate.rules import coverage as coverage_rule
+
+GENERATOR_VERSION = "7"
 DEFAULT_CLOCK = "2026-03-02T09:00:00"
 DEFAULT_SEED = 20260302
 
@@ -56,10 +59,23 @@ class Coverage:
     plan_id: str
     member_id: str
     group_number: str
-    rank: int  # 1 primary, 2 secondary
-    status: str  # active | inactive | terminated | future
+    rank: int  # 1 primary, 2 secondary: the order of benefits today (rules.cob)
+    # Today's standing, as the EHR shows it: active | terminated | future (dates), or
+    # inactive (an enrollment voided back to its start: never in force, whatever the dates).
+    # Whether the plan pays for a service is decided on its date (`in_force`), never by this.
+    status: str
     effective: str
     termination: str | None
+    relationship: str = "self"  # the member to the subscriber: self | spouse | child
+    basis: str = "government"  # employment | retiree | individual | government
+    subscriber_birthday: str = ""  # MM-DD of the subscriber, for a child's birthday rule
+    employer_size: int | None = None  # employees of the employer, for coverage from employment
+
+    def in_force(self, day: str) -> bool:
+        """Whether the plan pays for a service on `day` (an ISO date)."""
+        return coverage_rule.in_force(
+            self.effective, self.termination, day[:10], voided=self.status == "inactive"
+        )
 
 
 @dataclass(frozen=True)
@@ -260,6 +276,39 @@ class World:
 
     def plan(self, plan_id: str) -> Plan:
         return next(p for p in self.plans if p.id == plan_id)
+
+    def coverage(self, coverage_id: str) -> Coverage:
+        return next(c for c in self.coverages if c.id == coverage_id)
+
+    def coverages_of(self, mrn: str) -> list[Coverage]:
+        return [c for c in self.coverages if c.mrn == mrn]
+
+    def benefit_order(self, mrn: str, day: str) -> list[Coverage]:
+        """The patient's coverages in force on `day`, the one that pays first first
+        (rules.cob; a voided enrollment never counts)."""
+        live = [c for c in self.coverages_of(mrn) if c.status != "inactive"]
+        by_id = {c.id: c for c in live}
+        facts = [cob_facts(c, self.plan(c.plan_id)) for c in live]
+        return [by_id[f.id] for f in cob.order(facts, day[:10])]
+
+    def primary_on(self, mrn: str, day: str) -> Coverage | None:
+        """The coverage that pays first for a service on `day`, if any is in force."""
+        order = self.benefit_order(mrn, day)
+        return order[0] if order else None
+
+
+def cob_facts(c: Coverage, plan: Plan) -> cob.CoverageFacts:
+    """What coordination of benefits reads of a coverage."""
+    return cob.CoverageFacts(
+        id=c.id,
+        plan_kind=plan.kind,
+        relationship=c.relationship,  # type: ignore[arg-type]
+        basis=c.basis,  # type: ignore[arg-type]
+        effective=c.effective,
+        termination=c.termination,
+        subscriber_birthday=c.subscriber_birthday,
+        employer_size=c.employer_size,
+    )
 
 
 def mdy(iso: str) -> str:

@@ -33,7 +33,9 @@ class PriorRequestsGen(GenBase):
         pendable = [
             r
             for r in on_a
-            if coverages[r.coverage_id].status == "active" and coverages[r.coverage_id].rank == 1
+            if coverages[r.coverage_id].in_force(r.appointment)
+            and (first := w.primary_on(r.mrn, r.appointment)) is not None
+            and first.id == r.coverage_id
         ]
         for ref in [r for r in pendable if self._can_pend(r)][:PENDED_PER_WORLD]:
             self._pended(ref)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from datetime import timedelta
 
-from endstate.envs.world.gen_base import GenBase
+from endstate.envs import clinical
+from endstate.envs.world.coverage_gen import CoverageGen
 from endstate.envs.world.model import Coverage, Plan, Referral
 
 SLIPS_PER_WORLD = 3
@@ -20,7 +22,7 @@ SLIPS_PER_WORLD = 3
 PORTALS = ("payer_a", "payer_b")
 
 
-class RegistrationSlipsGen(GenBase):
+class RegistrationSlipsGen(CoverageGen):
     """Re-registers up to three referrals with a secondary coverage of the patient's."""
 
     def registration_slips(self) -> None:
@@ -33,7 +35,7 @@ class RegistrationSlipsGen(GenBase):
             ref = w.referrals[i]
             if len(slipped) == SLIPS_PER_WORLD or ref.mrn in slipped:
                 continue
-            secondary = self._secondary(ref.mrn) or self._add_secondary(ref, rng)
+            secondary = self._secondary(ref.mrn, ref.appointment) or self._add_secondary(ref, rng)
             if secondary is not None:
                 w.referrals[i] = replace(ref, coverage_id=secondary.id)
                 slipped.add(ref.mrn)
@@ -44,44 +46,41 @@ class RegistrationSlipsGen(GenBase):
         w = self.world
         cov = next(c for c in w.coverages if c.id == ref.coverage_id)
         plan = w.plan(cov.plan_id)
-        if cov.rank != 1 or cov.status != "active" or ref.existing_auth:
+        if cov.rank != 1 or not cov.in_force(ref.appointment) or ref.existing_auth:
             return False
         if plan.portal not in PORTALS or plan.kind == "medicaid_mco":
             return False
         return self.wants_auth(plan.id, ref.services)
 
-    def _secondary(self, mrn: str) -> Coverage | None:
-        return next(
-            (
-                c
-                for c in self.world.coverages
-                if c.mrn == mrn and c.rank == 2 and c.status == "active"
-            ),
-            None,
-        )
+    def _secondary(self, mrn: str, day: str) -> Coverage | None:
+        """The plan that pays second on `day`, if the patient has one in force then."""
+        order = self.world.benefit_order(mrn, day)
+        return order[1] if len(order) > 1 else None
 
     def _add_secondary(self, ref: Referral, rng: random.Random) -> Coverage | None:
-        """Another payer's commercial or Medicaid plan, in force, as the patient's secondary."""
+        """Another payer's plan the rules put second: a spouse's commercial plan, a retiree
+        plan beside Medicare, or Medi-Cal, which pays last; then the patient's plans are
+        ranked again."""
         w = self.world
-        primary = w.plan(next(c.plan_id for c in w.coverages if c.id == ref.coverage_id))
+        primary = w.plan(w.coverage(ref.coverage_id).plan_id)
         others = [p for p in w.plans if p.payer != primary.payer and _can_be_secondary(p)]
         if not others:
             return None
-        plan = rng.choice(others)
-        effective = self.today.toordinal() - rng.randint(60, 900)
-        cov = Coverage(
-            id=f"COV-{len(w.coverages) + 1:04d}",
-            mrn=ref.mrn,
-            plan_id=plan.id,
-            member_id=self.unique_digits(9, plan.member_prefix, rng),
-            group_number="" if plan.kind == "medicaid_mco" else f"G{rng.randint(10000, 99999)}",
-            rank=2,
-            status="active",
-            effective=type(self.today).fromordinal(effective).isoformat(),
-            termination=None,
+        patient = w.patient(ref.mrn)
+        years = clinical.age(patient.dob, self.today)
+        start = self.today - timedelta(days=rng.randint(60, 900))
+        cov = self._cover(
+            patient, rng.choice(others), "active", years, effective=start, second=True, rng=rng
         )
-        w.coverages.append(cov)
-        return cov
+        if cov.termination is not None and cov.termination < ref.appointment:
+            w.coverages[-1] = cov = replace(cov, termination=None)
+        first = w.coverage(ref.coverage_id)
+        if cov.relationship == "child" and cov.subscriber_birthday <= first.subscriber_birthday:
+            # The other parent's birthday falls later in the year: their plan pays second.
+            w.coverages[-1] = cov = replace(cov, subscriber_birthday="12-31")
+        self._rank()
+        ranked = w.coverage(cov.id)
+        return ranked if ranked.rank == 2 else None
 
 
 def _can_be_secondary(plan: Plan) -> bool:

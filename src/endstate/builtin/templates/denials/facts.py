@@ -12,13 +12,13 @@ from endstate.builtin.templates.common import (
     replace_value,
     retarget,
 )
+from endstate.envs.world import Denial, Document
 from endstate.rules.denials import (
     action_for,
     decided_by_reason,
     disposition,
     governing_deadline,
 )
-from endstate.envs.world import Denial, Document
 
 FAMILY = "appeals_denials"
 

@@ -39,8 +39,8 @@ from endstate.builtin.templates.denials.facts import (
     _triage_text,
     _wrong_disposition,
 )
-from endstate.rules.denials import action_for
 from endstate.envs.world import Denial, mdy
+from endstate.rules.denials import action_for
 
 
 def _other_deadline(d: Denial, governing: str) -> str:

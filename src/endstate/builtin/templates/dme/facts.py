@@ -85,7 +85,7 @@ def _sent(o: DmeOrder) -> str:
 
 
 def _other_fax(w: WorldView, o: DmeOrder) -> str:
-    return next(fax for _, fax in catalog.SUPPLIERS if fax != o.supplier_fax)
+    return next(s.fax for s in catalog.SUPPLIERS if s.fax != o.supplier_fax)
 
 
 def _one_fax(sent: str, o: DmeOrder, to: str = "the supplier") -> list[dict[str, object]]:
