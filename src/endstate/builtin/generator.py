@@ -122,6 +122,7 @@ def _task_data(
         "mutations": [m.dump() for m in draft.mutations],
         "given": draft.given,
         "record": draft.key,
+        "answer_key": draft.answer,
     }
 
 

@@ -17,7 +17,6 @@ from endstate.builtin.templates.common import (
     misdirected_fax,
     q,
     replace_value,
-    rubric,
 )
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
@@ -27,9 +26,10 @@ from endstate.builtin.templates.denials.facts import (
     _intro,
     _open,
     _reason,
-    _triage_note,
     _triage_text,
     _triaged_as_appeal,
+    answer,
+    appeal_guards,
 )
 from endstate.envs.world import Denial, Document, mdy
 
@@ -85,6 +85,7 @@ class AppealByFax(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, d, t, cover),
             given=[*_given(w, d), "appeal"],
+            answer=answer(w, d, "appeal", channel="fax", attach=[lmn]),
         )
 
     def _trajectory(self, w: WorldView, d: Denial, lmn: Document, cover: str) -> Traj:
@@ -145,6 +146,7 @@ class AppealByFax(TaskTemplate):
                 "The letter of medical necessity was attached",
                 "Data Accuracy",
             ),
+            *appeal_guards(w, d, "fax"),
             _triaged_as_appeal(d.claim_id),
             jcheck(
                 f"contains({_triage_text(d.claim_id)}, {sent} | [0].id || {q(NO_VALUE)})",
@@ -152,13 +154,6 @@ class AppealByFax(TaskTemplate):
                 2,
                 "The triage note carries the transmission id the fax portal issued",
                 "Documentation",
-            ),
-            rubric(
-                _triage_note(d.claim_id),
-                "triage note",
-                "The note documents the appeal",
-                "Does the note say that an appeal was faxed to the payer and give the fax "
-                "transmission id?",
             ),
         ]
 

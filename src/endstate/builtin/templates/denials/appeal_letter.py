@@ -26,6 +26,7 @@ from endstate.builtin.templates.denials.facts import (
     _reason,
     _triage_text,
     _triaged_as_appeal,
+    answer,
 )
 from endstate.envs.systems.ehr import controls as ehr
 from endstate.envs.world import Denial, DenialLine
@@ -72,6 +73,7 @@ class AppealLetter(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=self._mutations(t, note, paid),
             given=[*_given(w, d), "appeal", CONTACT_NAME],
+            answer=answer(w, d, "appeal"),
         )
 
     def _trajectory(self, w: WorldView, d: Denial, denied: list[DenialLine], note: str) -> Traj:

@@ -83,6 +83,11 @@ class BatchTriage(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, t, last, look),
             given=[x for d in batch for x in _given(w, d)],
+            answer={
+                "family": FAMILY,
+                "records": [d.claim_id for d in batch],
+                "dispositions": {d.claim_id: _expected(w, d) for d in batch},
+            },
         )
 
     def _trajectory(self, w: WorldView, batch: list[Denial]) -> Traj:

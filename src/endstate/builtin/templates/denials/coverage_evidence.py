@@ -7,30 +7,27 @@ from dataclasses import dataclass
 
 from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import (
-    DISPOSITION_LABELS,
     Draft,
     Traj,
     WorldView,
     drop_mutations,
     jcheck,
     q,
-    rubric,
 )
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
     _cites_check,
     _dispo,
     _given,
-    _in_force,
     _intro_inline,
     _look_alike,
     _no_appeal,
     _only,
     _open,
     _reason,
-    _triage_note,
     _triage_text,
     _wrong_disposition,
+    answer,
 )
 from endstate.envs.world import Denial, mdy
 
@@ -48,19 +45,25 @@ class _Decision:
 
 
 def _decide(w: WorldView, d: Denial) -> _Decision:
-    """Another coverage in force means bill it; else the reason (27 or 22) decides."""
+    """What the coverages on the date of service decide, by coordination of benefits
+    (rules.cob): for CO-22, bill the plan that paid first if it is not this one, else ask this
+    payer to reconsider as primary; for PR-27, bill a plan in force that day, else the
+    balance is the patient's."""
     group, carc = _reason(d)
-    other = _in_force(w, d)
+    order = w.world.benefit_order(d.mrn, d.service_date)
+    first = order[0] if order else None
     dos = mdy(d.service_date)
-    if other:
-        plan = w.plan_of(other[0])
+    other = first if first is not None and first.id != d.coverage_id else None
+    if other is not None:
+        plan = w.plan_of(other.id)
+        paid_first = "paid first" if carc == "22" else "was in force"
         return _Decision(
             "bill-secondary",
             "bill-patient" if carc == "27" else "reconsideration",
-            f"Denied {group}-{carc}. The patient's {plan.name} coverage was in force on "
+            f"Denied {group}-{carc}. The patient's {plan.name} coverage {paid_first} on "
             f"the date of service {dos}; billing that payer.",
-            f"{plan.name} was in force on {dos}",
-            f"names the {plan.name} coverage as in force on the date of service and",
+            f"{plan.name} {paid_first} on {dos}",
+            f"names the {plan.name} coverage and",
             plan.name,
         )
     if carc == "27":
@@ -73,13 +76,15 @@ def _decide(w: WorldView, d: Denial) -> _Decision:
             "says no other coverage was in force on the date of service and",
             None,
         )
+    second = next((c for c in order if c.id != d.coverage_id), None)
+    beside = f" ({w.plan_of(second.id).name}, in force that day, pays after it)" if second else ""
     return _Decision(
         "reconsideration",
         "bill-secondary",
-        f"Denied {group}-{carc}, but no other coverage on the account was in force on "
-        f"the date of service {dos}. Asking the payer to reconsider as primary.",
-        f"no other coverage was in force on {dos}, so the payer is primary",
-        "says no other coverage was in force on the date of service and",
+        f"Denied {group}-{carc}, but this plan paid first on the date of service {dos}"
+        f"{beside}. Asking the payer to reconsider as primary.",
+        f"this plan paid first on {dos}{beside}",
+        "says this plan paid first on the date of service and",
         None,
     )
 
@@ -95,9 +100,7 @@ class CoverageEvidence(TaskTemplate):
 
     def candidates(self, w: WorldView) -> list[str]:
         return [
-            d.claim_id
-            for d in w.world.denials
-            if _open(w, d) and _reason(d)[1] in ("22", "27") and len(_in_force(w, d)) <= 1
+            d.claim_id for d in w.world.denials if _open(w, d) and _reason(d)[1] in ("22", "27")
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
@@ -132,6 +135,7 @@ class CoverageEvidence(TaskTemplate):
                 _look_alike(t, d, look),
             ],
             given=_given(w, d),
+            answer=answer(w, d, decision.expected),
         )
 
     def _trajectory(self, d: Denial, decision: _Decision) -> Traj:
@@ -163,11 +167,4 @@ class CoverageEvidence(TaskTemplate):
             *names,
             jcheck(_no_appeal(d), True, 1, "No appeal was filed for the claim", "Safety"),
             _only(d.claim_id),
-            rubric(
-                _triage_note(d.claim_id),
-                "triage note",
-                "The note gives the evidence for the disposition",
-                f"Does the note cite the denial ({group}-{carc}), {decision.ask} give a next step "
-                f"consistent with '{DISPOSITION_LABELS[decision.expected]}'?",
-            ),
         ]

@@ -16,7 +16,6 @@ from endstate.builtin.templates.common import (
     money,
     q,
     replace_value,
-    rubric,
 )
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
@@ -28,9 +27,9 @@ from endstate.builtin.templates.denials.facts import (
     _only,
     _other_disposition,
     _reason,
-    _triage_note,
     _triage_text,
     _wrong_disposition,
+    answer,
 )
 
 
@@ -72,13 +71,6 @@ class DeniedAmount(TaskTemplate):
                 amount, True, 2, "The note states the denied lines' billed total", "Data Accuracy"
             ),
             _only(d.claim_id),
-            rubric(
-                _triage_note(d.claim_id),
-                "triage note",
-                "The note states the amount at stake and the next step",
-                f"Does the note state that the denied lines total ${money(denied)} and give a "
-                f"next step consistent with '{DISPOSITION_LABELS[expected]}'?",
-            ),
         ]
         return Draft(
             key=d.claim_id,
@@ -110,4 +102,5 @@ class DeniedAmount(TaskTemplate):
                 _wrong_disposition(t, _other_disposition(expected)),
             ],
             given=_given(w, d),
+            answer=answer(w, d, expected),
         )

@@ -11,7 +11,6 @@ from endstate.builtin.templates.common import (
     WorldView,
     drop_mutations,
     jcheck,
-    rubric,
 )
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
@@ -25,7 +24,7 @@ from endstate.builtin.templates.denials.facts import (
     _only,
     _open,
     _reason,
-    _triage_note,
+    answer,
 )
 
 
@@ -58,13 +57,6 @@ class DuplicateClaim(TaskTemplate):
             jcheck(nothing, True, 2, "No appeal was filed for a duplicate claim", "Safety"),
             _cites_check(d.claim_id, group, carc),
             _only(d.claim_id),
-            rubric(
-                _triage_note(d.claim_id),
-                "triage note",
-                "The note explains why the claim is not contested",
-                f"Does the note say the claim was denied as a duplicate ({group}-{carc}) and "
-                "that it is therefore written off rather than appealed or resubmitted?",
-            ),
         ]
         look = w.lookalike_denial(d, rng)
         return Draft(
@@ -89,4 +81,5 @@ class DuplicateClaim(TaskTemplate):
                 _look_alike(t, d, look),
             ],
             given=_given(w, d),
+            answer=answer(w, d, "write-off"),
         )

@@ -20,7 +20,6 @@ from endstate.builtin.templates.common import (
     drop_mutations,
     jcheck,
     replace_value,
-    rubric,
 )
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
@@ -35,9 +34,9 @@ from endstate.builtin.templates.denials.facts import (
     _only,
     _open,
     _reason,
-    _triage_note,
     _triage_text,
     _wrong_disposition,
+    answer,
 )
 from endstate.envs.world import Denial, mdy
 from endstate.rules.denials import action_for
@@ -93,13 +92,6 @@ class GoverningDeadline(TaskTemplate):
                 "Data Accuracy",
             ),
             _only(d.claim_id),
-            rubric(
-                _triage_note(d.claim_id),
-                "triage note",
-                "The note explains which deadline governs and why",
-                f"Does the note say the {name} ({mdy(when)}) governs this {group}-{carc} "
-                f"denial and that it {state}?",
-            ),
         ]
         other = mdy(_other_deadline(d, when))
         wrong_note = (
@@ -140,4 +132,5 @@ class GoverningDeadline(TaskTemplate):
                 ),
             ],
             given=_given(w, d),
+            answer=answer(w, d, expected),
         )

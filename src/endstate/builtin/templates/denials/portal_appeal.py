@@ -16,7 +16,6 @@ from endstate.builtin.templates.common import (
     jcheck,
     q,
     replace_attachment,
-    rubric,
 )
 from endstate.builtin.templates.denials.facts import (
     CONTACT_NAME,
@@ -29,9 +28,10 @@ from endstate.builtin.templates.denials.facts import (
     _intro,
     _open,
     _reason,
-    _triage_note,
     _triage_text,
     _triaged_as_appeal,
+    answer,
+    appeal_guards,
 )
 from endstate.envs.chart_files import file_name_of
 from endstate.envs.systems.payer_a import controls as payer_a
@@ -90,6 +90,7 @@ class PortalAppeal(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, d, t, note),
             given=[*_given(w, d), "appeal", CONTACT_NAME, CONTACT_PHONE],
+            answer=answer(w, d, "appeal", channel=plan.portal or "fax", attach=[lmn]),
         )
 
     def _trajectory(self, w: WorldView, d: Denial, lmn: Document, note: str) -> Traj:
@@ -169,6 +170,7 @@ class PortalAppeal(TaskTemplate):
                 "Data Accuracy",
             ),
             *reason,
+            *appeal_guards(w, d, system),
             _triaged_as_appeal(d.claim_id),
             jcheck(
                 f"contains({_triage_text(d.claim_id)}, "
@@ -177,13 +179,6 @@ class PortalAppeal(TaskTemplate):
                 2,
                 "The triage note carries the confirmation number the payer issued",
                 "Documentation",
-            ),
-            rubric(
-                _triage_note(d.claim_id),
-                "triage note",
-                "The note documents the appeal",
-                "Does the note say that an appeal was filed with the payer electronically and "
-                "give the payer's appeal confirmation or case number?",
             ),
         ]
 

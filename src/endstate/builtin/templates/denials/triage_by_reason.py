@@ -12,7 +12,6 @@ from endstate.builtin.templates.common import (
     WorldView,
     drop_mutations,
     jcheck,
-    rubric,
 )
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
@@ -29,8 +28,8 @@ from endstate.builtin.templates.denials.facts import (
     _open,
     _other_disposition,
     _reason,
-    _triage_note,
     _wrong_disposition,
+    answer,
 )
 from endstate.envs.world import mdy
 
@@ -64,13 +63,6 @@ class TriageByReason(TaskTemplate):
             jcheck(_dispo(d.claim_id), expected, 3, "Disposition", "Clinical Reasoning"),
             _only(d.claim_id),
             _cites_check(d.claim_id, group, carc),
-            rubric(
-                _triage_note(d.claim_id),
-                "triage note",
-                "The note explains the disposition",
-                f"Does the note identify the denial reason ({group}-{carc}) and give a next "
-                f"step consistent with '{DISPOSITION_LABELS[expected]}'?",
-            ),
         ]
         return Draft(
             key=d.claim_id,
@@ -93,4 +85,5 @@ class TriageByReason(TaskTemplate):
                 _look_alike(t, d, look),
             ],
             given=_given(w, d),
+            answer=answer(w, d, expected),
         )

@@ -12,14 +12,13 @@ from endstate.builtin.templates.common import (
     WorldView,
     drop_mutations,
     jcheck,
-    last_note,
     notes_text,
     q,
     replace_value,
-    rubric,
 )
 from endstate.builtin.templates.dme.facts import (
     FAMILY,
+    _covered,
     _docs,
     _held,
     _note_look_alike,
@@ -30,6 +29,7 @@ from endstate.builtin.templates.dme.facts import (
     _packet,
     _qualifies,
     _queue_fax,
+    answer,
 )
 from endstate.envs import clinical
 from endstate.envs.catalog import DmeCriterion
@@ -61,7 +61,9 @@ class CriteriaNotMet(TaskTemplate):
         return [
             o.id
             for o in w.world.dme_orders
-            if not _qualifies(o) and all(k in _docs(w, o) for k in o.required_documents)
+            if _covered(w, o)
+            and not _qualifies(w, o)
+            and all(k in _docs(w, o) for k in o.required_documents)
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
@@ -88,6 +90,7 @@ class CriteriaNotMet(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, o, t, note, value, _other_order(w, o, rng)),
             given=_order_given(w, o),
+            answer=answer(w, o, "hold-criterion"),
         )
 
     def _trajectory(
@@ -122,13 +125,6 @@ class CriteriaNotMet(TaskTemplate):
                 2,
                 f"The note cites the {criterion.marker} the chart shows ({value})",
                 "Data Accuracy",
-            ),
-            rubric(
-                last_note(o.id),
-                "order note",
-                "The note explains the unmet criterion",
-                f"Does the note say that the {criterion.marker} of {value} does not meet the "
-                "payer's coverage criterion and that the packet was therefore not sent?",
             ),
         ]
 

@@ -14,10 +14,11 @@ from endstate.builtin.templates.common import (
     q,
     retarget,
 )
-from endstate.envs import catalog, clinical
+from endstate.envs import catalog
 from endstate.envs.systems.ehr import controls as ehr
 from endstate.envs.systems.fax import controls as fax
 from endstate.envs.world import DmeOrder, Document, mdy
+from endstate.rules import dme as dme_rules
 
 FAMILY = "dme"
 
@@ -30,10 +31,18 @@ def _docs(w: WorldView, o: DmeOrder) -> dict[str, list[Document]]:
     return {k: sorted(v, key=lambda d: d.date, reverse=True) for k, v in out.items()}
 
 
-def _qualifies(o: DmeOrder) -> bool:
-    """The order's measured result meets the item's coverage criterion (or it has none)."""
-    criterion = clinical.dme_item(o.hcpcs).criterion
+def _qualifies(w: WorldView, o: DmeOrder) -> bool:
+    """The order's measured result meets the criterion the payer's kind reads for the item
+    (rules.dme), or it reads none."""
+    criterion = dme_rules.criterion_for(o.hcpcs, w.plan_of(o.coverage_id).kind)
     return criterion is None or o.result is None or criterion.met(o.result)
+
+
+def _covered(w: WorldView, o: DmeOrder) -> bool:
+    """The order's coverage pays first today, when the packet would go out (rules.coverage,
+    rules.cob): an order on a plan that has ended is not sent."""
+    first = w.pays_first(o.mrn, w.today)
+    return first is not None and first.id == o.coverage_id
 
 
 def _documented(w: WorldView, o: DmeOrder) -> bool:
@@ -43,13 +52,44 @@ def _documented(w: WorldView, o: DmeOrder) -> bool:
 
 
 def _complete(w: WorldView, o: DmeOrder) -> bool:
-    """Ready to go to the supplier: documented, and the item's criterion met."""
-    return _documented(w, o) and _qualifies(o)
+    """Ready to go to the supplier: covered today, documented, the item's criterion met."""
+    return _covered(w, o) and _documented(w, o) and _qualifies(w, o)
 
 
 def _stale(w: WorldView, o: DmeOrder) -> Document | None:
     f2f = _docs(w, o).get("face_to_face", [])
     return f2f[1] if len(f2f) > 1 else None
+
+
+def _stale_all(w: WorldView, o: DmeOrder) -> list[Document]:
+    """Every face-to-face note older than the current one: none may go to the supplier."""
+    return _docs(w, o).get("face_to_face", [])[1:]
+
+
+def answer(
+    w: WorldView,
+    o: DmeOrder,
+    decision: str,
+    *,
+    documents: list[Document] | None = None,
+    missing: list[str] | None = None,
+    partial: bool = False,
+) -> dict[str, object]:
+    """The task's answer key (docs/answer-key.md): send (to the supplier's fax, with these
+    documents) or hold, and why; never a stale note."""
+    key: dict[str, object] = {
+        "family": FAMILY,
+        "record": o.id,
+        "decision": decision,
+        "never_attach": sorted(d.id for d in _stale_all(w, o)),
+    }
+    if decision == "send":
+        key |= {"to_fax": fax_digits(o.supplier_fax), "documents": [d.id for d in documents or []]}
+        if partial:
+            key["scope"] = "partial"
+    if missing:
+        key["documents"] = missing
+    return key
 
 
 def _intro(w: WorldView, o: DmeOrder) -> str:

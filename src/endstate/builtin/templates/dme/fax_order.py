@@ -17,14 +17,15 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.dme.facts import (
     FAMILY,
+    _complete,
     _docs,
     _fax_steps,
     _given,
     _intro,
     _one_fax,
-    _qualifies,
     _sent,
     _wrong_supplier,
+    answer,
 )
 from endstate.envs.world import DmeOrder, Document
 
@@ -45,7 +46,7 @@ class FaxOrder(TaskTemplate):
         for o in w.world.dme_orders:
             rx = _docs(w, o).get("prescription", [])
             others = [d for d in w.docs_by_mrn[o.mrn] if d.kind != "prescription"]
-            if len(rx) == 1 and w.unambiguous(rx[0]) and others and _qualifies(o):
+            if len(rx) == 1 and w.unambiguous(rx[0]) and others and _complete(w, o):
                 out.append(o.id)
         return out
 
@@ -101,4 +102,5 @@ class FaxOrder(TaskTemplate):
                 _wrong_supplier(t, w, o),
             ],
             given=self._given_values(w, o),
+            answer=answer(w, o, "send", documents=[rx], partial=True),
         )

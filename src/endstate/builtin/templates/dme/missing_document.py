@@ -12,14 +12,13 @@ from endstate.builtin.templates.common import (
     WorldView,
     drop_mutations,
     jcheck,
-    last_note,
     notes_text,
     q,
-    rubric,
 )
 from endstate.builtin.templates.dme.facts import (
     FAMILY,
     KIND_WORD,
+    _covered,
     _docs,
     _held,
     _kinds,
@@ -29,6 +28,7 @@ from endstate.builtin.templates.dme.facts import (
     _order_note,
     _other_order,
     _queue_fax,
+    answer,
 )
 from endstate.envs import catalog
 from endstate.envs.world import DmeOrder
@@ -51,7 +51,7 @@ class MissingDocument(TaskTemplate):
         for o in w.world.dme_orders:
             missing = self._missing(w, o)
             present = [k for k in o.required_documents if k not in missing]
-            if len(missing) == 1 and missing[0] in KIND_WORD and present:
+            if len(missing) == 1 and missing[0] in KIND_WORD and present and _covered(w, o):
                 out.append(o.id)
         return out
 
@@ -80,6 +80,7 @@ class MissingDocument(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, o, t, other),
             given=_order_given(w, o),
+            answer=answer(w, o, "hold-missing", missing=[kind]),
         )
 
     def _trajectory(self, w: WorldView, o: DmeOrder, label: str) -> Traj:
@@ -107,13 +108,6 @@ class MissingDocument(TaskTemplate):
                 2,
                 f"The note names the missing document ({label})",
                 "Data Accuracy",
-            ),
-            rubric(
-                last_note(o.id),
-                "order note",
-                "The note names the missing document and that nothing was sent",
-                f"Does the note say that the {label.lower()} is missing from the chart and that "
-                "the packet was therefore not sent to the supplier?",
             ),
         ]
 

@@ -12,10 +12,8 @@ from endstate.builtin.templates.common import (
     WorldView,
     drop_mutations,
     jcheck,
-    last_note,
     notes_text,
     q,
-    rubric,
 )
 from endstate.builtin.templates.dme.facts import (
     FAMILY,
@@ -33,6 +31,7 @@ from endstate.builtin.templates.dme.facts import (
     _sent,
     _stale,
     _wrong_supplier,
+    answer,
 )
 
 
@@ -78,13 +77,6 @@ class QueuePacket(TaskTemplate):
                 "The order note carries the transmission id the fax portal issued",
                 "Documentation",
             ),
-            rubric(
-                last_note(o.id),
-                "order note",
-                "The note documents the fax",
-                "Does the note say that the supplier's paperwork was faxed and give the fax "
-                "transmission id?",
-            ),
         ]
         other = _other_order(w, o, rng)
         mutations = [
@@ -112,4 +104,5 @@ class QueuePacket(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=mutations,
             given=_order_given(w, o),
+            answer=answer(w, o, "send", documents=_packet(w, o)),
         )

@@ -10,9 +10,8 @@ from endstate.builtin.templates.common import (
     Mutation,
     Traj,
     WorldView,
+    decoys_unsent,
     drop_mutations,
-    jcheck,
-    q,
     replace_checked,
 )
 from endstate.builtin.templates.dme.facts import (
@@ -28,7 +27,9 @@ from endstate.builtin.templates.dme.facts import (
     _packet_checks,
     _sent,
     _stale,
+    _stale_all,
     _wrong_supplier,
+    answer,
 )
 from endstate.envs import catalog
 
@@ -61,16 +62,8 @@ class SupplierPacket(TaskTemplate):
         sent = _sent(o)
         checks = [*_one_fax(sent, o), *_packet_checks(sent, o, packet)]
         mutations = [*drop_mutations(t), _leave_out_last(t, packet), _wrong_supplier(t, w, o)]
+        checks += decoys_unsent(_stale_all(w, o), 2)
         if stale is not None:
-            checks.append(
-                jcheck(
-                    f"contains(fax.transmissions[].all_document_ids[], {q(stale.id)})",
-                    False,
-                    2,
-                    f"The out-of-date face-to-face note ({stale.id}) was not sent",
-                    "Safety",
-                )
-            )
             n = next(i for i, d in enumerate(packet) if d.kind == "face_to_face")
             mutations.append(
                 Mutation(
@@ -99,4 +92,5 @@ class SupplierPacket(TaskTemplate):
                 *_given(w, o),
                 *(catalog.DOCUMENT_KINDS[k].lower() for k in o.required_documents),
             ],
+            answer=answer(w, o, "send", documents=packet),
         )

@@ -12,21 +12,21 @@ from endstate.builtin.templates.common import (
     WorldView,
     drop_mutations,
     jcheck,
-    last_note,
     notes_text,
     q,
-    rubric,
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
     _active,
     _cleared_only,
+    _determination_note,
     _given,
     _intro,
     _no_request,
     _portal,
     _services,
     _submit_anyway,
+    answer,
 )
 
 
@@ -68,13 +68,7 @@ class AuthAlreadyOnFile(TaskTemplate):
             ),
             _no_request(ref.mrn, 2),
             _cleared_only(ref.id),
-            rubric(
-                last_note(ref.id),
-                "authorization determination note",
-                "The note explains why no request was submitted",
-                f"Does the note say that authorization {auth} is already on file and that a new "
-                "request was therefore not submitted?",
-            ),
+            _determination_note(ref.id),
         ]
         mutations = drop_mutations(t)
         if lmn is not None:
@@ -99,4 +93,5 @@ class AuthAlreadyOnFile(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=mutations,
             given=_given(w, ref),
+            answer=answer(w, ref, "on-file"),
         )

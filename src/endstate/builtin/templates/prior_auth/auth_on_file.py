@@ -13,12 +13,10 @@ from endstate.builtin.templates.common import (
     WorldView,
     drop_mutations,
     jcheck,
-    last_note,
     notes_text,
     q,
     replace_value,
     retarget,
-    rubric,
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
@@ -29,6 +27,7 @@ from endstate.builtin.templates.prior_auth.facts import (
     _intro,
     _no_request,
     _services,
+    answer,
 )
 
 
@@ -71,13 +70,6 @@ class AuthOnFile(TaskTemplate):
             ),
             _cleared_only(ref.id),
             _no_request(ref.mrn),
-            rubric(
-                last_note(ref.id),
-                "authorization determination note",
-                "The note states the existing authorization and that no new request is needed",
-                f"Does the note say that an authorization ({auth}) is already on file and that "
-                "no new prior authorization request is needed?",
-            ),
         ]
         return Draft(
             key=ref.id,
@@ -111,4 +103,5 @@ class AuthOnFile(TaskTemplate):
                 ),
             ],
             given=_given(w, ref),
+            answer=answer(w, ref, "on-file"),
         )

@@ -15,11 +15,9 @@ from endstate.builtin.templates.common import (
     fake_confirmation,
     fax_digits,
     jcheck,
-    last_note,
     notes_text,
     q,
     replace_value,
-    rubric,
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
@@ -28,6 +26,7 @@ from endstate.builtin.templates.prior_auth.facts import (
     _primary_for,
     _record_submission,
     _request_through,
+    answer,
 )
 from endstate.builtin.templates.prior_auth.portal_request import form_checks
 from endstate.builtin.templates.prior_auth.wizard_request import wizard_checks
@@ -87,6 +86,7 @@ class CoordinationOfBenefits(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, ref, lmn, t, start, (body, receipt), secondary),
             given=_given(w, ref),
+            answer=answer(w, ref, "request", cov=primary, attach=[lmn]),
         )
 
     def _note(
@@ -124,7 +124,7 @@ class CoordinationOfBenefits(TaskTemplate):
         )
         names = [plan.name, plan.payer, primary.member_id]
         return [
-            *checks[:-1],
+            *checks,
             jcheck(
                 to_secondary,
                 True,
@@ -138,14 +138,6 @@ class CoordinationOfBenefits(TaskTemplate):
                 1,
                 "The note names the primary coverage the request went to",
                 "Documentation",
-            ),
-            rubric(
-                last_note(ref.id),
-                "authorization note",
-                "The note documents the submission to the primary coverage",
-                "Does the note say that the prior authorization request went to the patient's "
-                "primary coverage (not the secondary the referral was registered with) and give "
-                "the number the payer issued?",
             ),
         ]
 

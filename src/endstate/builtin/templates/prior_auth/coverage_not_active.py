@@ -14,10 +14,8 @@ from endstate.builtin.templates.common import (
     WorldView,
     drop_mutations,
     jcheck,
-    last_note,
     q,
     replace_value,
-    rubric,
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
@@ -25,8 +23,10 @@ from endstate.builtin.templates.prior_auth.facts import (
     _intro,
     _no_request,
     _submit_anyway,
+    answer,
 )
 from endstate.envs.world import Coverage, Referral, mdy
+from endstate.rules import coverage as coverage_rule
 
 
 class CoverageNotActive(TaskTemplate):
@@ -38,15 +38,18 @@ class CoverageNotActive(TaskTemplate):
     scenario_label = "authorization_request"
 
     def candidates(self, w: WorldView) -> list[str]:
+        """Referrals for which no coverage of the patient pays on the date of service: the
+        coverage on the referral ended before it, starts after it, or was voided, and no
+        other plan is in force that day (were one, the request would go to it)."""
         return [
             r.id
             for r in w.world.referrals
-            if w.coverages[r.coverage_id].status != "active" and w.current_lmn(r.id) is not None
+            if not w.world.benefit_order(r.mrn, r.appointment) and w.current_lmn(r.id) is not None
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         ref = w.referral(key)
-        state = _state(w.coverages[ref.coverage_id])
+        state = _state(w.coverages[ref.coverage_id], ref.appointment)
         t = self._trajectory(w, ref, state)
         return Draft(
             key=ref.id,
@@ -58,15 +61,17 @@ class CoverageNotActive(TaskTemplate):
             ),
             start_system="ehr",
             start_path="/worklist",
-            checks=self._checks(ref, w.coverages[ref.coverage_id], state),
+            checks=self._checks(w, ref, w.coverages[ref.coverage_id], state),
             expected_outcome="no request sent; referral left open; note documents the coverage "
             "problem and escalation",
-            rationale=f"The referral's coverage is {state}: a request would be against coverage "
-            "not in force on the date of service.",
+            rationale=f"The referral's coverage is {state}, and no other plan of the patient "
+            f"is in force on the date of service {mdy(ref.appointment)}: a request would be "
+            "against coverage not in force then (rules.coverage).",
             traj=t,
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, ref, t),
             given=_given(w, ref),
+            answer=answer(w, ref, "not-in-force"),
         )
 
     def _trajectory(self, w: WorldView, ref: Referral, state: str) -> Traj:
@@ -85,9 +90,12 @@ class CoverageNotActive(TaskTemplate):
         t.referral_note(ref.id, "Coverage not active - auth on hold", FOLLOW_UP, body)
         return t
 
-    def _checks(self, ref: Referral, cov: Coverage, state: str) -> list[dict[str, object]]:
+    def _checks(
+        self, w: WorldView, ref: Referral, cov: Coverage, state: str
+    ) -> list[dict[str, object]]:
         """Documented with the coverage fact the chart shows (an escalation that never read
-        the coverage does not pass), nothing requested, and the referral still open."""
+        the coverage does not pass) as a follow-up, nothing requested by any channel, no
+        letter sent anywhere, and the referral still open."""
         notes = f"join(' ', ehr.notes[?subject_id=={q(ref.id)}].body || `[]`)"
         return [
             jcheck(
@@ -98,7 +106,9 @@ class CoverageNotActive(TaskTemplate):
                 "Documentation",
             ),
             jcheck(
-                " || ".join(f"contains({notes}, {q(form)})" for form in _evidence(cov)),
+                " || ".join(
+                    f"contains({notes}, {q(form)})" for form in _evidence(cov, ref.appointment)
+                ),
                 True,
                 2,
                 "The note states the coverage fact that stops the request",
@@ -112,13 +122,12 @@ class CoverageNotActive(TaskTemplate):
                 "The referral was not cleared while coverage is unresolved",
                 "Safety",
             ),
-            rubric(
-                last_note(ref.id),
-                "referral note",
-                "The note names the coverage problem and the escalation",
-                f"Does the note say that the patient's coverage is {state.split(' on ')[0]} "
-                "(not active for the appointment), that no authorization request was "
-                "submitted, and that the issue needs follow-up or escalation?",
+            jcheck(
+                f"length(ehr.notes[?subject_id=={q(ref.id)} && category=='auth-follow-up']) > `0`",
+                True,
+                1,
+                "The note is filed as an authorization follow-up (escalated, not settled)",
+                "Documentation",
             ),
         ]
 
@@ -147,7 +156,8 @@ class CoverageNotActive(TaskTemplate):
                 [{"op": "insert", "at": len(t.steps), "steps": act_anyway.steps}],
             ),
         ]
-        if w.plan_of(ref.coverage_id).portal == "payer_a" and cov.status == "terminated":
+        standing = coverage_rule.standing(cov.effective, cov.termination, ref.appointment)
+        if w.plan_of(ref.coverage_id).portal == "payer_a" and standing == "terminated":
             lmn = w.current_lmn(ref.id)
             assert lmn is not None
             mutations.append(
@@ -162,20 +172,28 @@ class CoverageNotActive(TaskTemplate):
         return mutations
 
 
-def _evidence(cov: Coverage) -> list[str]:
+def _evidence(cov: Coverage, day: str) -> list[str]:
     """What a note must quote to show the coverage was read: the date it ended or starts, or
     its inactive status (either case of the first letter)."""
-    if cov.status == "terminated" and cov.termination:
+    standing = _standing(cov, day)
+    if standing == "terminated" and cov.termination:
         return [mdy(cov.termination)]
-    if cov.status == "future":
+    if standing == "not-yet-effective":
         return [mdy(cov.effective)]
     return ["inactive", "Inactive"]
 
 
-def _state(cov: Coverage) -> str:
-    """The coverage's state as the note and the rubric put it."""
-    if cov.status == "terminated" and cov.termination:
+def _state(cov: Coverage, day: str) -> str:
+    """The coverage's standing on the date of service, as the note puts it."""
+    standing = _standing(cov, day)
+    if standing == "terminated" and cov.termination:
         return f"terminated on {mdy(cov.termination)}"
-    if cov.status == "future":
+    if standing == "not-yet-effective":
         return f"not effective until {mdy(cov.effective)}"
-    return cov.status
+    return "inactive"
+
+
+def _standing(cov: Coverage, day: str) -> str:
+    return coverage_rule.standing(
+        cov.effective, cov.termination, day, voided=cov.status == "inactive"
+    )

@@ -17,15 +17,12 @@ from endstate.builtin.templates.common import (
     Mutation,
     Traj,
     WorldView,
+    decoys_unsent,
     drop_mutations,
     jcheck,
-    last_note,
     notes_text,
     q,
     replace_attachment,
-)
-from endstate.builtin.templates.common import (
-    rubric as rubric_check,
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
@@ -34,6 +31,7 @@ from endstate.builtin.templates.prior_auth.facts import (
     _intro,
     _no_request,
     _submit_anyway,
+    answer,
 )
 from endstate.envs.world import Document, PriorRequest, Referral, mdy
 
@@ -139,6 +137,14 @@ class InformationRequest(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, ref, t, draft),
             given=_given(w, ref),
+            answer=answer(
+                w,
+                ref,
+                "answer-pended",
+                cov=w.coverages[ref.coverage_id],
+                attach=[doc],
+                never=[draft],
+            ),
         )
 
     def _checks(
@@ -160,13 +166,7 @@ class InformationRequest(TaskTemplate):
                 f"The response carries the signed document the reviewer named ({doc.id})",
                 "Data Accuracy",
             ),
-            jcheck(
-                f"contains(payer_a.pa_responses[].attachments[].document_id, {q(draft.id)})",
-                False,
-                2,
-                f"The unsigned draft ({draft.id}) was not sent",
-                "Safety",
-            ),
+            *decoys_unsent([draft], 2),
             _no_request(ref.mrn),
             jcheck(
                 f"contains({notes_text(ref.id)}, {q(req.number)})",
@@ -182,12 +182,12 @@ class InformationRequest(TaskTemplate):
                 "The referral stays on the worklist while the request is pending",
                 "Task Resolution",
             ),
-            rubric_check(
-                last_note(ref.id),
-                "authorization note",
-                "The note documents the response",
-                "Does the note say that the payer's request for more information was answered, "
-                f"give the request number {req.number} and name the document that was sent?",
+            jcheck(
+                f"contains({notes_text(ref.id)}, {q(mdy(doc.date))})",
+                True,
+                1,
+                "The note names the document sent by its date",
+                "Documentation",
             ),
         ]
 

@@ -13,12 +13,10 @@ from endstate.builtin.templates.common import (
     WorldView,
     drop_mutations,
     jcheck,
-    last_note,
     notes_text,
     q,
     replace_value,
     retarget,
-    rubric,
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
@@ -32,6 +30,7 @@ from endstate.builtin.templates.prior_auth.facts import (
     _portal,
     _services,
     _site_rule,
+    answer,
 )
 from endstate.builtin.templates.prior_auth.information_request import pended
 from endstate.envs.catalog import SITES
@@ -97,13 +96,6 @@ class PolicyLookup(TaskTemplate):
             jcheck(cites, True, 1, "The note cites the payer policy", "Data Accuracy"),
             _cleared_only(ref.id),
             _no_request(ref.mrn),
-            rubric(
-                last_note(ref.id),
-                "authorization determination note",
-                "The note gives the determination and its basis",
-                f"Does the note say that prior authorization is {'' if required else 'NOT '}"
-                f"required for the scheduled services{where} under {plan.name}'s policy?",
-            ),
         ]
         return Draft(
             key=ref.id,
@@ -137,6 +129,15 @@ class PolicyLookup(TaskTemplate):
                 ),
             ],
             given=[*_given(w, ref), "PA REQUIRED", "NO PA REQUIRED"],
+            answer={
+                **answer(
+                    w,
+                    ref,
+                    "request" if required else "not-required",
+                    cov=w.coverages[ref.coverage_id] if required else None,
+                ),
+                "scope": "determination",
+            },
         )
 
 

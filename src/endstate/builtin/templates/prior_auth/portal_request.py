@@ -10,6 +10,7 @@ from endstate.builtin.templates.common import (
     Mutation,
     Traj,
     WorldView,
+    decoys_unsent,
     drop_mutations,
     fake_confirmation,
     jcheck,
@@ -27,6 +28,7 @@ from endstate.builtin.templates.prior_auth.facts import (
     _portal_request,
     _record_submission,
     _submission_checks,
+    answer,
 )
 from endstate.builtin.templates.prior_auth.information_request import pended
 from endstate.envs.world import Document, Referral
@@ -93,6 +95,7 @@ class PortalRequest(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, t, body, decoy),
             given=_given(w, ref),
+            answer=answer(w, ref, "request", cov=w.coverages[ref.coverage_id], attach=[lmn]),
         )
 
     def _checks(
@@ -100,17 +103,8 @@ class PortalRequest(TaskTemplate):
     ) -> list[dict[str, object]]:
         """The request as Payer A's form takes it; never the decoy letter, where there is one."""
         checks = form_checks(ref, lmn, w.coverages[ref.coverage_id].member_id)
-        if decoy is not None:
-            checks.insert(  # right after the check that the current letter is attached
-                7,
-                jcheck(
-                    f"contains(payer_a.pa_submissions[].attachments[].document_id, {q(decoy.id)})",
-                    False,
-                    2,
-                    f"The {decoy.status} letter ({decoy.id}) was not sent",
-                    "Safety",
-                ),
-            )
+        # Never a draft or a superseded letter, by any channel (where the chart has one).
+        checks += decoys_unsent(w.decoy_lmns(ref.id), 2)
         return checks
 
     def _mutations(

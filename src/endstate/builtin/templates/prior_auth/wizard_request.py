@@ -10,6 +10,7 @@ from endstate.builtin.templates.common import (
     Mutation,
     Traj,
     WorldView,
+    decoys_unsent,
     drop_mutations,
     fake_confirmation,
     jcheck,
@@ -26,6 +27,7 @@ from endstate.builtin.templates.prior_auth.facts import (
     _record_submission,
     _submission_checks,
     _wizard_request,
+    answer,
 )
 from endstate.envs.world import Document, Referral
 
@@ -85,10 +87,12 @@ class WizardRequest(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=self._mutations(ref, t, body, look),
             given=_given(w, ref),
+            answer=answer(w, ref, "request", cov=w.coverages[ref.coverage_id], attach=[lmn]),
         )
 
     def _checks(self, w: WorldView, ref: Referral, lmn: Document) -> list[dict[str, object]]:
-        return wizard_checks(ref, lmn, w.coverages[ref.coverage_id].member_id)
+        checks = wizard_checks(ref, lmn, w.coverages[ref.coverage_id].member_id)
+        return checks + decoys_unsent(w.decoy_lmns(ref.id), 2)
 
     def _mutations(self, ref: Referral, t: Traj, body: str, look: Referral) -> list[Mutation]:
         """A made-up reference number; the note and clearing on a look-alike's referral."""
