@@ -20,7 +20,8 @@ A file:
     }
 
 `given` lists the values the instruction legitimately states (the record's id, the patient's
-name); `record` is the world record the task was made from.
+name); `record` is the world record the task was made from; `answer_key` the outcome its
+checks reward, as a claim the audit re-derives (docs/answer-key.md).
 
 A patient errand adds the public answer contract, `"answer_fields": [{"name": ...,
 "description": ...}]`, and checks of two more types: `answer` (a read leg: one field of the
@@ -92,6 +93,8 @@ class _File(BaseModel):
     given: list[str] = []
     record: str | None = None
     answer_fields: list[AnswerField] = []
+    # The outcome the checks reward, as a claim an audit re-derives (docs/answer-key.md).
+    answer_key: dict[str, Any] = {}
 
 
 _LEG_TYPES: dict[str, type[AnswerCheck] | type[DeltaCheck]] = {
@@ -248,6 +251,7 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
             "mutations": top.mutations,
             "given": top.given,
             "record": top.record,
+            "answer_key": top.answer_key,
         },
     )
     return Task(public=public, grading=grading, source=file, format=FORMAT), problems
