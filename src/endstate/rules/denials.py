@@ -13,11 +13,11 @@ that governs the action has run out, the balance is written off. Reasons under g
 CO are the provider's contractual obligation, a write-off for the provider that is not billed
 to the patient; PR is what the patient owes (claim-adjustment-group-codes).
 
-Two readings are the world's own. X12 publishes CARC 18 for use with group OA (CO only where
-a workers' compensation rule requires it); the world's remittances send it as CO-18, and the
-map keys it so. A claim filed late (CO-29) is written off because the world's records never
-show a good cause for the delay: with one, a Knox-Keene plan would take it up after all on a
-provider dispute (ca-timely-filing).
+X12 publishes CARC 18 for use with group OA (CO only where a workers' compensation rule
+requires it), so a duplicate is OA-18 here. One reading is the world's own: a claim filed
+late (CO-29) is written off because the world's records never show a good cause for the
+delay; with one, a Knox-Keene plan would take it up after all on a provider dispute
+(ca-timely-filing).
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ DENIAL_ACTIONS: tuple[DenialAction, ...] = (
         "remittance's N211 says it may not be appealed.",
     ),
     DenialAction(
-        "CO",
+        "OA",
         "18",
         "write-off",
         None,
