@@ -107,12 +107,15 @@ def judge_text(
                 f"{_count(rubric_in_scope, 'rubric check')} in scope, none evaluated (their "
                 "attempts were unmeasurable or blocked), so no judge was asked"
             )
-        return "no rubric checks in scope: no judge needed"
+        return "no rubric checks in scope: no judge needed, and none could change a verdict"
     if identity is None:
+        judged = {r.task_id for r in records if any(c.type == "llm_judge" for c in r.checks)}
+        tasks = {r.task_id for r in records}
         judge = (
             f"no judge configured: {_count(len(ungraded), 'rubric verdict')} "
             f"({_count(sum(c.points for c in ungraded), 'point')}) left ungraded; their tasks are "
-            "flagged and cannot pass"
+            f"flagged and cannot pass; a judge could still change {len(judged)} of "
+            f"{_count(len(tasks), 'task')}, every other verdict is final without one"
         )
     else:
         stats = judge_stats(records)

@@ -215,7 +215,9 @@ def answer(
 ) -> dict[str, object]:
     """The task's answer key (docs/answer-key.md): the disposition, the deadline that governs
     it, and for an appeal that goes out its channel, what goes with it and what never may."""
-    found = _deadline(d)
+    # Billing the plan that pays first is a new claim to another payer: no clock of this
+    # claim's governs it (the appeal clock governs only asking this payer to reconsider).
+    found = None if disposition == "bill-secondary" else _deadline(d)
     key: dict[str, object] = {
         "family": FAMILY,
         "record": d.claim_id,
