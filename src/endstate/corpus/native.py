@@ -16,11 +16,14 @@ A file:
       "tier": "easy", "checks": [...], "expected_outcome": "...", "rationale": "...",
       "template_id": "...", "world": {"id": ..., "sha256": ..., "seed": ..., "clock": ...},
       "reference": {"steps": [...], "consequential": [...]},
-      "mutations": [...], "given": [...], "record": "REF-2026-0007"
+      "mutations": [...], "given": [...], "record": "REF-2026-0007",
+      "answer_key": {"family": "prior_auth", "record": "REF-2026-0007", "decision": ...}
     }
 
 `given` lists the values the instruction legitimately states (the record's id, the patient's
-name); `record` is the world record the task was made from.
+name); `record` is the world record the task was made from; `answer_key` the outcome the
+checks reward, as a claim the audit re-derives from the world and the rules
+(docs/answer-key.md).
 
 A patient errand adds the public answer contract, `"answer_fields": [{"name": ...,
 "description": ...}]`, and checks of two more types: `answer` (a read leg: one field of the
@@ -91,6 +94,7 @@ class _File(BaseModel):
     mutations: list[dict[str, Any]] = []
     given: list[str] = []
     record: str | None = None
+    answer_key: dict[str, Any] | None = None
     answer_fields: list[AnswerField] = []
 
 
@@ -248,6 +252,7 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
             "mutations": top.mutations,
             "given": top.given,
             "record": top.record,
+            "answer_key": top.answer_key,
         },
     )
     return Task(public=public, grading=grading, source=file, format=FORMAT), problems
