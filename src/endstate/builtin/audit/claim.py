@@ -107,7 +107,7 @@ def derive_claim(world: World, denial: Denial) -> Outcome:
         out.facts["disposition"] = undecided(COST_SHARING, why)
         return out
     out.facts["disposition"] = Fact(disposition, decides)
-    out.facts["deadline"] = Fact(deadline, decides)
+    out.facts["deadline"] = Fact(deadline, decides, why=_clock(denial, disposition, deadline))
     if disposition in SENT_TO_PAYER:
         _channel(out, world, denial, docs)
     else:
@@ -127,3 +127,13 @@ def _channel(out: Outcome, world: World, denial: Denial, docs: list[Document]) -
     out.addresses["appeals_fax"] = digits(plan.appeals_fax)
     letter = chart.current(docs, "lmn", denial.mrn)
     out.facts["attach"] = Fact([letter.id] if letter else [], "world: documents (lmn)")
+
+
+def _clock(denial: Denial, disposition: str, deadline: str | None) -> str:
+    """Which of the claim's dates governs the disposition, in words a finding can quote."""
+    if deadline is None:
+        return f"no deadline of this claim governs {disposition}"
+    which = "appeal deadline" if deadline == denial.appeal_deadline else "timely-filing limit"
+    if disposition == denials.LAPSED:
+        return f"the {which} that governs the action passed on {deadline}"
+    return f"{disposition} runs on the {which}"

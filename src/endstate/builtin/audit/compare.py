@@ -202,7 +202,7 @@ def _field(
     check = _LIST_CHECKS.get(name)
     if check is None:
         same = digits(claimed) == fact.value if name == "to_fax" else claimed == fact.value
-        return [] if same else finding("disagreement", fact.value, fact.rule)
+        return [] if same else finding("disagreement", fact.value, fact.rule, fact.why)
     if not _strings(claimed) and claimed != []:
         return finding("disagreement", fact.value, fact.rule, "expected a list of ids")
     detail = check(set(claimed), outcome, fact, scope)

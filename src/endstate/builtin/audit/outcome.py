@@ -18,7 +18,7 @@ class Fact:
     value: Any
     rule: str
     decided: bool = True
-    why: str = ""  # for an undecided fact: what the rules would need and the records lack
+    why: str = ""  # undecided: what the rules need and the records lack; else a note to quote
 
 
 def undecided(rule: str, why: str) -> Fact:

@@ -33,6 +33,11 @@ class TaskAudit:
     def ok(self) -> bool:
         return not self.findings
 
+    @property
+    def keyed(self) -> bool:
+        """Whether the task states an answer key at all."""
+        return not any(f.kind == "no-answer-key" for f in self.findings)
+
 
 def audited(task: Task) -> bool:
     """Whether the audit covers the task: a native task of a family it derives."""
@@ -45,7 +50,7 @@ def audit_task(task: Task, world: World | None = None) -> TaskAudit:
     extra = task.grading.extra
     result = TaskAudit(task.id, task.family)
     key = extra.get("answer_key")
-    if key is None:
+    if key is None or key == {}:  # a template that states no key writes an empty one
         result.findings.append(
             Finding(
                 task_id=task.id,
