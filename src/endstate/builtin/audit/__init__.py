@@ -14,7 +14,7 @@ from endstate.builtin.audit.findings import Finding
 from endstate.builtin.audit.outcome import Fact, Outcome
 from endstate.builtin.audit.report import AuditReport, audit_corpus
 from endstate.builtin.audit.tasks import TaskAudit, audit_task, audited
-from endstate.builtin.audit.worlds import WorldAudit, audit_worlds
+from endstate.builtin.audit.worlds import WorldAudit, audit_world_list, audit_worlds
 
 __all__ = [
     "AuditReport",
@@ -25,6 +25,7 @@ __all__ = [
     "WorldAudit",
     "audit_corpus",
     "audit_task",
+    "audit_world_list",
     "audit_worlds",
     "audited",
     "compare_key",

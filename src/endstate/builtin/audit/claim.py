@@ -48,8 +48,9 @@ def derive_claim(world: World, denial: Denial) -> Outcome:
         return out
     code = f"{line.group}-{line.carc}"
     clocks = windows.windows_for(plan.kind)
-    decides = rule(
-        "denials", code, f"windows: {clocks.appeal_source}, {clocks.timely_filing_source}"
+    decides = (
+        f"{rule('denials', code)}; "
+        f"{rule('windows', clocks.appeal_source, clocks.timely_filing_source)}"
     )
     try:
         action = denials.action_for(line.group, line.carc)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from endstate.builtin.audit.derive import derive_all
 from endstate.builtin.audit.findings import Finding
 from endstate.builtin.audit.outcome import Outcome
-from endstate.envs.world import DEFAULT_CLOCK, generate_world
+from endstate.envs.world import DEFAULT_CLOCK, World, generate_world
 
 BY_DESIGN = "CO-197"
 
@@ -69,16 +69,20 @@ def _findings(subject: str, outcome: Outcome) -> list[Finding]:
 
 def audit_worlds(seeds: list[int], clock: str = DEFAULT_CLOCK) -> WorldAudit:
     """Derive every referral, claim and order of the worlds of these seeds."""
-    report = WorldAudit(seeds=list(seeds), clock=clock)
+    return audit_world_list([generate_world(seed, clock) for seed in seeds], clock)
+
+
+def audit_world_list(worlds: list[World], clock: str = DEFAULT_CLOCK) -> WorldAudit:
+    """Derive every record of worlds already made (a world changed on purpose, in a test)."""
+    report = WorldAudit(seeds=[w.seed for w in worlds], clock=clock)
     counts: dict[str, Counter[str]] = {}
-    for seed in seeds:
-        world = generate_world(seed, clock)
+    for world in worlds:
         for outcome in derive_all(world):
             report.records += 1
             counts.setdefault(outcome.family, Counter())[outcome.decision or "not derivable"] += 1
             if _by_design(outcome) and not outcome.breaches:
                 report.undecidable_by_design += 1
                 continue
-            report.findings += _findings(f"world {seed}", outcome)
+            report.findings += _findings(f"world {world.seed}", outcome)
     report.decisions = {family: dict(sorted(c.items())) for family, c in sorted(counts.items())}
     return report
