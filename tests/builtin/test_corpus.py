@@ -109,7 +109,24 @@ def test_builtin_corpus_stats_match_the_proportions() -> None:
         for tier, n in row.items():
             tiers[tier] = tiers.get(tier, 0) + n
     assert tiers == {"easy": 21, "medium": 21, "hard": 21}
-    assert 0 < stats.rubric_share < 0.25
+    # Every fact a rule can check is a deterministic check: no task waits on a judge.
+    assert stats.rubric_share == 0
+
+
+def test_the_release_retires_the_old_ids_and_never_reuses_them() -> None:
+    retired = json.loads((builtin_corpus_path().parent / "retired.json").read_text())
+    old = {i for release in retired["retired"] for i in release["ids"]}
+    assert len(old) >= 63 and "pa-20260302-013" in old and "dme-20260302-007" in old
+    current = {t.id for t in load_corpus(builtin_corpus_path()).tasks}
+    assert current and not current & old
+    assert all("-g7-" in i for i in current)
+
+
+def test_every_builtin_task_states_its_answer_key() -> None:
+    for task in load_corpus(builtin_corpus_path()).tasks:
+        key = task.grading.extra["answer_key"]
+        assert key["family"] == task.family, task.id
+        assert key.get("record") == task.grading.extra["record"] or "records" in key, task.id
 
 
 @pytest.mark.parametrize("family", ["prior_auth", "appeals_denials", "dme"])

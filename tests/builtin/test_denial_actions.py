@@ -8,13 +8,13 @@ import pytest
 
 from endstate.builtin.generator import generate
 from endstate.envs import catalog
+from endstate.envs.world import generate_world
 from endstate.rules.denials import (
     DENIAL_ACTIONS,
     UnknownReason,
     action_for,
     disposition,
 )
-from endstate.envs.world import generate_world
 
 TODAY = "2026-03-02"
 OPEN, PASSED = "2026-06-01", "2026-01-15"

@@ -27,9 +27,11 @@ from endstate.builtin.templates import (
 from endstate.builtin.templates.common import Draft, WorldView
 from endstate.corpus.lock import LOCK_NAME, CorpusLock, hash_tree, tree_hash
 from endstate.corpus.native import FORMAT
-from endstate.envs.world import DEFAULT_CLOCK, generate_world
+from endstate.envs.world import DEFAULT_CLOCK, GENERATOR_VERSION, generate_world
 from endstate.errors import EndstateError
 
+# Ids name the family, the seed and the world generator (`pa-20260302-g7-013`): a task made
+# again under another generator is another task, never the old id with a new meaning.
 ID_PREFIX = {"prior_auth": "pa", "appeals_denials": "dn", "dme": "dme"}
 Cell = tuple[str, str]  # (family, tier)
 
@@ -182,7 +184,7 @@ def generate(
         # Ids are numbered after a shuffle: neither the id nor its position tells the template.
         random.Random(f"{seed}:ids:{family}").shuffle(items)
         for n, (template, draft) in enumerate(items, start=1):
-            task_id = f"{ID_PREFIX[family]}-{seed}-{n:03d}"
+            task_id = f"{ID_PREFIX[family]}-{seed}-g{GENERATOR_VERSION}-{n:03d}"
             data = _task_data(draft, template, view, task_id)
             out.append(Generated(f"{family}/{task_id}.json", data))
     return out

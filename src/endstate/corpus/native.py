@@ -16,14 +16,12 @@ A file:
       "tier": "easy", "checks": [...], "expected_outcome": "...", "rationale": "...",
       "template_id": "...", "world": {"id": ..., "sha256": ..., "seed": ..., "clock": ...},
       "reference": {"steps": [...], "consequential": [...]},
-      "mutations": [...], "given": [...], "record": "REF-2026-0007",
-      "answer_key": {"family": "prior_auth", "record": "REF-2026-0007", "decision": ...}
+      "mutations": [...], "given": [...], "record": "REF-2026-0007"
     }
 
 `given` lists the values the instruction legitimately states (the record's id, the patient's
-name); `record` is the world record the task was made from; `answer_key` the outcome the
-checks reward, as a claim the audit re-derives from the world and the rules
-(docs/answer-key.md).
+name); `record` is the world record the task was made from; `answer_key` the outcome its
+checks reward, as a claim the audit re-derives (docs/answer-key.md).
 
 A patient errand adds the public answer contract, `"answer_fields": [{"name": ...,
 "description": ...}]`, and checks of two more types: `answer` (a read leg: one field of the
@@ -94,8 +92,9 @@ class _File(BaseModel):
     mutations: list[dict[str, Any]] = []
     given: list[str] = []
     record: str | None = None
-    answer_key: dict[str, Any] | None = None
     answer_fields: list[AnswerField] = []
+    # The outcome the checks reward, as a claim an audit re-derives (docs/answer-key.md).
+    answer_key: dict[str, Any] = {}
 
 
 _LEG_TYPES: dict[str, type[AnswerCheck] | type[DeltaCheck]] = {

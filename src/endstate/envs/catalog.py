@@ -263,7 +263,7 @@ CARCS: tuple[Carc, ...] = tuple(
         ("CO", "16", ("MA130", "N382", "M51")),
         ("CO", "29", ("N211",)),
         ("CO", "4", ("N519", "M20")),
-        ("CO", "18", ("N522",)),
+        ("OA", "18", ("N522",)),  # X12 publishes CARC 18 for group OA
         ("CO", "22", ("MA04",)),
         ("PR", "27", ("N30",)),
         ("CO", "96", ("N130", "M67")),
@@ -402,7 +402,7 @@ DME_ITEMS: tuple[DmeItem, ...] = (
             7.0,
             None,
             "%",
-            "HbA1c is above goal (at least 7.0%) on multiple daily injections.",
+            "HbA1c is above 7.0% on multiple daily injections.",
         ),
     ),
 )

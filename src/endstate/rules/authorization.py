@@ -1,10 +1,12 @@
 """Which services a payer may require prior authorization for.
 
 A plan publishes its own list, and the world draws each plan's from the kinds below; but no
-payer reviews a plain radiograph, an electrocardiogram or office spirometry before it is
-done (opd-prior-auth lists what Medicare itself reviews; radiology benefit programs cover
-advanced imaging, not plain films: advanced-imaging-auth). A task that has an agent request
-authorization for one of these would fail the correct agent.
+payer of the world reviews a plain radiograph, an electrocardiogram or office spirometry
+before it is done. What the sources show: none of them is among the services Medicare itself
+reviews first (opd-prior-auth), and radiology benefit programs review advanced imaging (CT,
+MRI, MRA, PET, nuclear medicine), not plain films (advanced-imaging-auth). That no payer
+anywhere reviews them is the world's rule, not a published one. A task that has an agent
+request authorization for one of these would fail the correct agent.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ NEVER_REVIEWED: dict[str, str] = {
     "93000": "electrocardiogram with interpretation",
     "94010": "spirometry",
 }
-ADVANCED_IMAGING = frozenset({"70553", "72148", "73721", "74177", "78452"})  # MRI, CT, SPECT
+ADVANCED_IMAGING = frozenset({"70553", "72148", "73721", "74177", "78452"})  # MRI, CT, SPECT MPI
 
 
 def may_require_auth(cpt: str) -> bool:

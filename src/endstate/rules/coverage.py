@@ -2,7 +2,9 @@
 
 "Active" always means active on the date of service, never "active today": a plan that
 starts on the 1st of next month pays for an appointment after that day, and a plan that ends
-before the appointment does not, whatever its status reads today. (Source: x12-271-dates.)
+before the appointment does not, whatever its status reads today. The dates are an
+eligibility response's begin and end dates, the end date being the last day covered
+(x12-271-dates); a service after it is "expenses incurred after coverage terminated" (CARC 27).
 """
 
 from __future__ import annotations

@@ -10,7 +10,14 @@ governed by one clock: an appeal or a reconsideration runs on the payer's appeal
 (from the remittance date); a corrected claim is a new submission and runs on the plan's
 timely-filing limit (from the date of service), not on the appeal deadline. When the clock
 that governs the action has run out, the balance is written off. Reasons under group code
-CO are the provider's contractual obligation and are never moved to the patient.
+CO are the provider's contractual obligation, a write-off for the provider that is not billed
+to the patient; PR is what the patient owes (claim-adjustment-group-codes).
+
+X12 publishes CARC 18 for use with group OA (CO only where a workers' compensation rule
+requires it), so a duplicate is OA-18 here. One reading is the world's own: a claim filed
+late (CO-29) is written off because the world's records never show a good cause for the
+delay; with one, a Knox-Keene plan would take it up after all on a provider dispute
+(ca-timely-filing).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+SOURCES = ("carc-list", "claim-adjustment-group-codes", "ca-timely-filing")
 Clock = Literal["appeal", "timely-filing"]
 LAPSED = "write-off"  # what is left when the governing clock has run out
 
@@ -84,10 +92,11 @@ DENIAL_ACTIONS: tuple[DenialAction, ...] = (
         "29",
         "write-off",
         None,
-        "The claim was filed after the timely-filing limit; it may not be appealed (N211).",
+        "The claim was filed after the timely-filing limit with no good cause on record; the "
+        "remittance's N211 says it may not be appealed.",
     ),
     DenialAction(
-        "CO",
+        "OA",
         "18",
         "write-off",
         None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import date, timedelta
+from datetime import date
 
 from endstate.envs import clinical
 from endstate.envs.catalog import DME_ITEMS, Department, DmeItem, Dx, Proc
@@ -24,11 +24,11 @@ from endstate.envs.world.model import (
     World,
 )
 from endstate.envs.world.payer_coherence import payer_problems
+from endstate.rules import dme as dme_rules
 
 _NOTE_COURSE = re.compile(r"despite (\d+) weeks of ([^.]+)\.")
 _LETTER_COURSE = re.compile(r"management with ([^.]+?) for (\d+) weeks")
 LAB_MARKERS = ("SpO2", "HbA1c")
-F2F_WINDOW = timedelta(days=183)  # a face-to-face visit must fall in the six months before
 
 # What a member can owe on a line: deductible, coinsurance, copay, or a service after the
 # coverage ended (PR-27, the whole charge).
@@ -317,7 +317,7 @@ def _dme_dates(order: DmeOrder, docs: list[Document]) -> list[str]:
         if when > ordered:
             out.append(f"{order.id}: its newest {kind} is dated after the order")
     f2f = newest.get("face_to_face")
-    if f2f is not None and f2f < ordered - F2F_WINDOW:
+    if f2f is not None and not dme_rules.face_to_face_in_window(f2f.isoformat(), order.ordered):
         out.append(f"{order.id}: no face-to-face visit in the six months before the order")
     written = newest.get("prescription")
     if written is not None and evaluations and written < max(evaluations.values()):

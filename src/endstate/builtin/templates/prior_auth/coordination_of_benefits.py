@@ -46,7 +46,13 @@ class CoordinationOfBenefits(TaskTemplate):
         for r in w.world.referrals:
             primary = _primary_for(w, r)
             portal = w.plan_of(primary.id).portal if primary else None
-            if portal in ("payer_a", "payer_b") and w.current_lmn(r.id) and len(r.services) <= 3:
+            lmn = w.current_lmn(r.id)
+            if (
+                portal in ("payer_a", "payer_b")
+                and lmn is not None
+                and w.unambiguous(lmn)
+                and len(r.services) <= 3
+            ):
                 out.append(r.id)
         return out
 

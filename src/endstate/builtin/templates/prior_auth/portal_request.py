@@ -60,6 +60,7 @@ class PortalRequest(TaskTemplate):
                 and pended(w, r.id) is None
                 and any(_needs_auth(w, r))
                 and lmn is not None
+                and w.unambiguous(lmn)
                 and (not self.decoy or _newer_decoy(w, r.id))
             ):
                 out.append(r.id)

@@ -50,6 +50,7 @@ class WizardRequest(TaskTemplate):
                 and not r.existing_auth
                 and any(_needs_auth(w, r))
                 and lmn is not None
+                and w.unambiguous(lmn)
                 and len(r.services) <= 3
                 and r.appointment >= w.today
             ):
