@@ -7,8 +7,6 @@ unsigned documents and another patient's documents filed under the record are de
 
 from __future__ import annotations
 
-from datetime import date
-
 from endstate.envs.world import Document, World
 from endstate.rules import dme
 
@@ -36,6 +34,5 @@ def decoys(docs: list[Document], mrn: str) -> list[str]:
 
 def face_to_face_current(note: Document, ordered: str) -> bool:
     """Whether a face-to-face note falls within the window before the written order
-    (rules.dme: six months, counted generously)."""
-    days = (date.fromisoformat(ordered[:10]) - date.fromisoformat(note.date[:10])).days
-    return 0 <= days <= dme.FACE_TO_FACE_DAYS
+    (rules.dme: the six calendar months up to the order)."""
+    return dme.face_to_face_in_window(note.date, ordered)

@@ -49,7 +49,7 @@ def derive_claim(world: World, denial: Denial) -> Outcome:
     code = f"{line.group}-{line.carc}"
     clocks = windows.windows_for(plan.kind)
     decides = (
-        f"{rule('denials', code)}; "
+        f"{rule('denials', code, *denials.SOURCES)}; "
         f"{rule('windows', clocks.appeal_source, clocks.timely_filing_source)}"
     )
     try:
@@ -76,7 +76,7 @@ def derive_claim(world: World, denial: Denial) -> Outcome:
             why = f"no coverage of {denial.mrn} is in force on {denial.service_date}"
             out.facts["disposition"] = undecided(COB, why)
             return out
-        decides = f"{rule('denials', code)}; {COB}"
+        decides = f"{rule('denials', code, *denials.SOURCES)}; {COB}"
         if first.id != denial.coverage_id:
             disposition, deadline = "bill-secondary", None
         else:
@@ -88,7 +88,7 @@ def derive_claim(world: World, denial: Denial) -> Outcome:
         except cob.CobUndecided as exc:
             out.facts["disposition"] = undecided(COB, str(exc))
             return out
-        decides = f"{rule('denials', code)}; {rule('coverage', coverage.SOURCE)}"
+        decides = f"{rule('denials', code, *denials.SOURCES)}; {rule('coverage', coverage.SOURCE)}"
         if any(c.id == denial.coverage_id for c in order):
             why = f"{denial.coverage_id} is in force on {denial.service_date}, yet denied PR-27"
             out.facts["disposition"] = undecided(decides, why)
@@ -96,7 +96,9 @@ def derive_claim(world: World, denial: Denial) -> Outcome:
         disposition = "bill-secondary" if order else "bill-patient"
         deadline = None
     else:
-        out.facts["disposition"] = undecided(rule("denials", code), action.depends_on)
+        out.facts["disposition"] = undecided(
+            rule("denials", code, *denials.SOURCES), action.depends_on
+        )
         return out
     if (
         disposition == "bill-patient"
