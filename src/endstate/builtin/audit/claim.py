@@ -37,6 +37,9 @@ def headline(denial: Denial) -> DenialLine | None:
     return next((line for line in denial.lines if line.carc != "45"), None)
 
 
+Decided = tuple[str, str | None, str]  # disposition, deadline, the rule that decides
+
+
 def derive_claim(world: World, denial: Denial) -> Outcome:
     out = Outcome("appeals_denials", denial.claim_id, denial.mrn)
     docs = chart.filed_under(world, denial.claim_id)
@@ -47,59 +50,23 @@ def derive_claim(world: World, denial: Denial) -> Outcome:
         out.facts["disposition"] = undecided(rule("denials"), "no line carries a denial reason")
         return out
     code = f"{line.group}-{line.carc}"
-    clocks = windows.windows_for(plan.kind)
-    decides = (
-        f"{rule('denials', code, *denials.SOURCES)}; "
-        f"{rule('windows', clocks.appeal_source, clocks.timely_filing_source)}"
-    )
     try:
         action = denials.action_for(line.group, line.carc)
     except denials.UnknownReason as exc:
         out.facts["disposition"] = undecided(rule("denials"), str(exc))
         return out
-    today = world.today.isoformat()
-    deadline: str | None
     if denials.decided_by_reason(line.group, line.carc):
-        disposition = denials.disposition(
-            line.group, line.carc, denial.appeal_deadline, denial.timely_filing_deadline, today
-        )
-        deadline = denials.governing_deadline(
-            action, denial.appeal_deadline, denial.timely_filing_deadline
-        )
+        found: Decided | Fact = _by_reason(world, denial, line, action)
     elif code == "CO-22":
-        try:
-            first = world.primary_on(denial.mrn, denial.service_date)
-        except cob.CobUndecided as exc:
-            out.facts["disposition"] = undecided(COB, str(exc))
-            return out
-        if first is None:
-            why = f"no coverage of {denial.mrn} is in force on {denial.service_date}"
-            out.facts["disposition"] = undecided(COB, why)
-            return out
-        decides = f"{rule('denials', code, *denials.SOURCES)}; {COB}"
-        if first.id != denial.coverage_id:
-            disposition, deadline = "bill-secondary", None
-        else:
-            deadline = denial.appeal_deadline
-            disposition = denials.LAPSED if deadline < today else "reconsideration"
+        found = _other_payer(world, denial)
     elif code == "PR-27":
-        try:
-            order = world.benefit_order(denial.mrn, denial.service_date)
-        except cob.CobUndecided as exc:
-            out.facts["disposition"] = undecided(COB, str(exc))
-            return out
-        decides = f"{rule('denials', code, *denials.SOURCES)}; {rule('coverage', coverage.SOURCE)}"
-        if any(c.id == denial.coverage_id for c in order):
-            why = f"{denial.coverage_id} is in force on {denial.service_date}, yet denied PR-27"
-            out.facts["disposition"] = undecided(decides, why)
-            return out
-        disposition = "bill-secondary" if order else "bill-patient"
-        deadline = None
+        found = _coverage_ended(world, denial)
     else:
-        out.facts["disposition"] = undecided(
-            rule("denials", code, *denials.SOURCES), action.depends_on
-        )
+        found = undecided(_playbook(code), action.depends_on)
+    if isinstance(found, Fact):
+        out.facts["disposition"] = found
         return out
+    disposition, deadline, decides = found
     if (
         disposition == "bill-patient"
         and code != "PR-27"
@@ -116,6 +83,54 @@ def derive_claim(world: World, denial: Denial) -> Outcome:
     else:
         out.facts["attach"] = Fact([], decides)
     return out
+
+
+def _playbook(code: str) -> str:
+    return rule("denials", code, *denials.SOURCES)
+
+
+def _by_reason(
+    world: World, denial: Denial, line: DenialLine, action: denials.DenialAction
+) -> Decided:
+    """A reason the remittance decides: the playbook's action, on its own clock."""
+    clocks = windows.windows_for(world.plan(denial.plan_id).kind)
+    decides = (
+        f"{_playbook(f'{line.group}-{line.carc}')}; "
+        f"{rule('windows', clocks.appeal_source, clocks.timely_filing_source)}"
+    )
+    appeal, filing = denial.appeal_deadline, denial.timely_filing_deadline
+    today = world.today.isoformat()
+    disposition = denials.disposition(line.group, line.carc, appeal, filing, today)
+    return disposition, denials.governing_deadline(action, appeal, filing), decides
+
+
+def _other_payer(world: World, denial: Denial) -> Decided | Fact:
+    """CO-22: bill the coverage that pays first, or ask this payer to reconsider."""
+    try:
+        first = world.primary_on(denial.mrn, denial.service_date)
+    except cob.CobUndecided as exc:
+        return undecided(COB, str(exc))
+    if first is None:
+        return undecided(COB, f"no coverage of {denial.mrn} is in force on {denial.service_date}")
+    decides = f"{_playbook('CO-22')}; {COB}"
+    if first.id != denial.coverage_id:
+        return "bill-secondary", None, decides
+    deadline = denial.appeal_deadline
+    lapsed = deadline < world.today.isoformat()
+    return (denials.LAPSED if lapsed else "reconsideration"), deadline, decides
+
+
+def _coverage_ended(world: World, denial: Denial) -> Decided | Fact:
+    """PR-27: bill a coverage in force on the date of service, else the patient."""
+    decides = f"{_playbook('PR-27')}; {rule('coverage', coverage.SOURCE)}"
+    try:
+        order = world.benefit_order(denial.mrn, denial.service_date)
+    except cob.CobUndecided as exc:
+        return undecided(COB, str(exc))
+    if any(c.id == denial.coverage_id for c in order):
+        why = f"{denial.coverage_id} is in force on {denial.service_date}, yet denied PR-27"
+        return undecided(decides, why)
+    return ("bill-secondary" if order else "bill-patient"), None, decides
 
 
 def _channel(out: Outcome, world: World, denial: Denial, docs: list[Document]) -> None:
