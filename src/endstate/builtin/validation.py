@@ -7,7 +7,10 @@ For every task, on fresh episodes of the world it was made for, through a real b
 2. the null attempt (the start page, then nothing) does not pass;
 3. every mutation of the reference (each consequential step dropped; the look-alike record,
    the decoy document, the wrong value or action where the template defines one) fails at
-   least one deterministic check — so each check is shown able to fail for its reason.
+   least one deterministic check — so each check is shown able to fail for its reason;
+4. the answer key agrees with what the audit derives from the world and the payer rules,
+   and the reference's end state embodies that outcome (`endstate.builtin.audit`): a task
+   whose checks, key and rules drift apart fails.
 
 One browser and one suite serve everything; each attempt has its own episode and context.
 A mutation that only drops the last write is not replayed: every step after that write in
@@ -30,8 +33,10 @@ from typing import Any
 
 from endstate import firewall
 from endstate.agents.perform import ActOptions
+from endstate.builtin.audit import TaskAudit, audit_task, audited, embodied
 from endstate.builtin.trajectory import PlayResult, StepError, apply_edits, play
 from endstate.corpus.model import Task
+from endstate.envs.world import World
 from endstate.records import TaskRecord
 from endstate.runs.environment import open_task_episode
 from endstate.scoring.task_score import score_task
@@ -87,6 +92,9 @@ class TaskValidation:
     mutations: list[MutationResult] = field(default_factory=list)
     retried: list[str] = field(default_factory=list)
     not_replayed: list[str] = field(default_factory=list)  # left out on request: not judged
+    audited: bool = False  # the answer audit checked the task's answer key
+    unkeyed: bool = False  # the audit covers the task, but it states no answer key
+    audit: list[str] = field(default_factory=list)  # the audit's findings, one line each
 
     @property
     def solvable(self) -> bool:
@@ -119,6 +127,7 @@ class TaskValidation:
     def ok(self) -> bool:
         return (
             not self.problems
+            and not self.audit
             and self.solvable
             and self.discriminating
             and self.caught == len(self.mutations)
@@ -126,7 +135,7 @@ class TaskValidation:
         )
 
     def reasons(self) -> list[str]:
-        out = list(self.problems)
+        out = list(self.problems) + [f"audit: {line}" for line in self.audit]
         r = self.reference
         if r is not None and not self.solvable:
             if r.error:
@@ -175,12 +184,40 @@ class Validator:
     """Runs validation attempts on one environment with one browser, `workers` at a time."""
 
     def __init__(
-        self, env: Any, browser: Any, workers: int, replay: Callable[[Task], bool] | None = None
+        self,
+        env: Any,
+        browser: Any,
+        workers: int,
+        replay: Callable[[Task], bool] | None = None,
+        world: World | None = None,
     ) -> None:
         self.env = env
         self.browser = browser
         self.workers = max(1, workers)
         self.replay = replay  # None: replay every task's replayed mutants
+        self.world = world  # the tasks' world: given, each answer key is audited against it
+        self.audits: dict[str, TaskAudit] = {}
+
+    def audit(self, task: Task, v: TaskValidation) -> None:
+        """The static audit: the task's answer key against the world and the rules. A task that
+        states no key (a template from outside endstate may not) is left unaudited."""
+        if self.world is None or not audited(task):
+            return
+        found = audit_task(task, self.world)
+        if not found.keyed:  # nothing claimed, nothing to disagree with: shown, not failed
+            v.unkeyed = True
+            return
+        self.audits[task.id] = found
+        v.audited = True
+        v.audit += [f.line() for f in found.findings]
+
+    def embodies(self, task: Task, v: TaskValidation, state: dict[str, Any] | None) -> None:
+        """Whether the reference's end state carries out the outcome the audit derived."""
+        found = self.audits.get(task.id)
+        if found is None or not found.outcomes or state is None or not v.solvable:
+            return
+        lines = [f.line() for f in embodied(task.id, found.key, found.outcomes, state)]
+        v.audit += [f"reference end state: {line}" for line in lines]
 
     async def attempt(
         self,
@@ -270,6 +307,8 @@ class Validator:
     ) -> list[TaskValidation]:
         """Validate every task; attempts of all tasks share the worker pool."""
         results = {t.id: _shell(t) for t in tasks}
+        for task in tasks:
+            self.audit(task, results[task.id])
         jobs: asyncio.Queue[Callable[[], Any]] = asyncio.Queue()
         pending = {t.id: 0 for t in tasks}
 
@@ -334,6 +373,7 @@ class Validator:
             v.reference, before, after, retried = await self._reference(task, steps, checkpoint)
             if retried:
                 v.retried.append("reference")
+            self.embodies(task, v, after)
             for m, message in answer_only:
                 v.mutations.append(
                     MutationResult(
@@ -494,6 +534,7 @@ async def validate_tasks(
 
     async with async_browser() as browser:
         async for fitting, env in per_world(tasks, reject):
-            for v in await Validator(env, browser, workers, replay).validate(fitting, on_done):
+            validator = Validator(env, browser, workers, replay, world=env.suite.world)
+            for v in await validator.validate(fitting, on_done):
                 out[v.task_id] = v
     return [out[t.id] for t in tasks]

@@ -111,7 +111,7 @@ def _discrimination_table(results: list[TaskValidation]) -> Table:
 
 def _table(results: list[TaskValidation]) -> Table:
     table = Table(title="Validation", title_justify="left")
-    for col in ("task", "template", "tier", "ref", "null", "mutants", "can fail", "result"):
+    for col in ("task", "template", "tier", "ref", "null", "mutants", "can fail", "key", "result"):
         table.add_column(col, justify="left" if col in ("task", "template") else "right")
     for v in results:
         table.add_row(
@@ -123,6 +123,7 @@ def _table(results: list[TaskValidation]) -> Table:
             f"{v.caught}/{len(v.mutations)}"
             + (f" +{len(v.not_replayed)}" if v.not_replayed else ""),
             f"{len(v.exercised)}/{v.checks}",
+            mark(not v.audit, "agrees", "DIFFERS") if v.audited else ("none" if v.unkeyed else "—"),
             mark(v.ok, "ok", "FAIL"),
         )
     return table
@@ -193,13 +194,17 @@ def validate_cmd(
     skipped = sum(len(v.not_replayed) for v in results)
     caught = sum(v.caught for v in results)
     ungraded = sum(len(v.reference.ungraded) for v in results if v.reference)
+    audited = [v for v in results if v.audited]
+    unkeyed = sum(v.unkeyed for v in results)
     out.print(
         f"{len(results)} tasks in {time.monotonic() - began:.0f}s with {workers} worker(s): "
         f"solvable {sum(v.solvable for v in results)}/{len(results)}, "
         f"discriminating {sum(v.discriminating for v in results)}/{len(results)}, "
         f"mutation coverage {caught}/{total_m}"
         f"{f' ({caught / total_m:.0%})' if total_m else ''}"
-        f"{f' ({skipped} not replayed, on request)' if skipped else ''}; "
+        f"{f' ({skipped} not replayed, on request)' if skipped else ''}, "
+        f"answer keys confirmed {sum(not v.audit for v in audited)}/{len(audited)}"
+        f"{f' ({unkeyed} without a key)' if unkeyed else ''}; "
         f"{ungraded} rubric check(s) ungraded (no judge); "
         f"{len(failed)} task(s) failed",
         highlight=False,
@@ -242,4 +247,5 @@ def _dump(v: TaskValidation) -> dict[str, object]:
         "reasons": v.reasons(),
         "confirmed_after_retry": v.retried,
         "not_replayed": v.not_replayed,
+        "audit": v.audit,
     }

@@ -7,9 +7,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
 from endstate import firewall
+from endstate.builtin import named_corpus
+from endstate.builtin.audit import AuditReport, audit_corpus
 from endstate.cli.builtin import corpus_extra_app
 from endstate.cli.console import err, labelled, out
 from endstate.cli.held_out import held_out_app
@@ -126,6 +129,53 @@ def corpus_stats_cmd(
 
 def _tier_key(tier: str) -> tuple[int, str]:
     return ({"easy": 0, "medium": 1, "hard": 2}.get(tier, 3), tier)
+
+
+@corpus_app.command("audit")
+def corpus_audit(
+    path: Annotated[Path, typer.Argument(help="A corpus of generated tasks (or `builtin`).")],
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the report as JSON here.")
+    ] = None,
+) -> None:
+    """Re-derive every task's outcome from its world and the payer rules alone and list each
+    answer key that disagrees, with the rule that decides; non-zero exit on any finding."""
+    report = audit_corpus(named_corpus(path))
+    if report.findings:
+        Console(width=max(out.width, 132), markup=False).print(_audit_table(report))
+    out.print(report.summary(), highlight=False)
+    if json_out is not None:
+        data = report.model_dump(mode="json") | {"ok": report.ok, "by_kind": report.by_kind}
+        json_out.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def _audit_table(report: AuditReport) -> Table:
+    table = Table(title="Answer keys the rules do not confirm", title_justify="left")
+    for col in ("task", "record", "field", "kind"):
+        table.add_column(col, no_wrap=True)
+    for col in ("key", "audit", "rule / why"):
+        table.add_column(col, overflow="fold")
+    for f in report.findings:
+        why = "; ".join(part for part in (f.detail, f.rule) if part)
+        shown = f.kind in ("disagreement", "not-derivable", "end-state", "breach")
+        table.add_row(
+            f.task_id,
+            f.record,
+            f.field,
+            f.kind,
+            _cell(f.claimed) if shown else "",
+            _cell(f.derived) if shown else "",
+            why,
+        )
+    return table
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "null"
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 @corpus_app.command("show")
