@@ -9,12 +9,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import fields, is_dataclass
 from datetime import date
+from functools import cache
 from typing import Any
 
 from endstate.envs.systems.patient_portal.model import Population
 
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _NULLISH = re.compile(r"\b(?:None|nan|NaN|null|undefined)\b")
+# Anything any rule below could object to: most strings are clean, and skip the rest at once.
+_SUSPECT = re.compile(r"^\s|\s$|  |[\n\r\t]|\{[^{}]*\}|\b(?:None|nan|NaN|null|undefined)\b")
 # Fields allowed to be empty: a urine test strip's result has no units, a government plan no
 # group number.
 OPTIONAL = frozenset({("LabTest", "units"), ("Insurance", "group_number")})
@@ -26,6 +29,8 @@ def string_problem(value: str, *, required: bool = True, multiline: bool = False
     """What is wrong with one generated string, or None when it reads as written text."""
     if value == "":
         return "is empty" if required else None
+    if not _SUSPECT.search(value):
+        return None
     if value != value.strip():
         return "has leading or trailing white space"
     lines = value.split("\n") if multiline else [value]
@@ -52,21 +57,26 @@ def _label(record: Any) -> str:
     return f"{head}{type(record).__name__.lower()} {key}"
 
 
+@cache
+def _names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
 def record_problems(record: Any) -> Iterator[str]:
     """Each string field of one record that is not filled in as text, named."""
     assert is_dataclass(record)
     kind = type(record).__name__
-    for f in fields(record):
-        value = getattr(record, f.name)
+    for name in _names(type(record)):
+        value = getattr(record, name)
         if not isinstance(value, str):
             continue
         why = string_problem(
             value,
-            required=(kind, f.name) not in OPTIONAL,
-            multiline=(kind, f.name) in MULTILINE,
+            required=(kind, name) not in OPTIONAL,
+            multiline=(kind, name) in MULTILINE,
         )
         if why:
-            yield f"{_label(record)} field {f.name} {why}: {value[:60]!r}"
+            yield f"{_label(record)} field {name} {why}: {value[:60]!r}"
 
 
 def problems(pop: Population, today: date) -> list[str]:
