@@ -64,9 +64,10 @@ def _names(cls: type) -> tuple[str, ...]:
 
 def record_problems(record: Any) -> Iterator[str]:
     """Each string field of one record that is not filled in as text, named."""
-    assert is_dataclass(record)
-    kind = type(record).__name__
-    for name in _names(type(record)):
+    cls: type = type(record)
+    assert is_dataclass(cls)
+    kind = cls.__name__
+    for name in _names(cls):
         value = getattr(record, name)
         if not isinstance(value, str):
             continue
