@@ -4,20 +4,27 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from endstate.builtin.errands import ERRANDS_COUNT, ERRANDS_SEED, errands_corpus_path
 from endstate.builtin.errands.archetypes import ARCHETYPES
-from endstate.builtin.errands.generator import generate_errands
+from endstate.builtin.errands.chart import ChartView
+from endstate.builtin.errands.generator import ERRANDS_VERSION, generate_errands, require_clean
+from endstate.builtin.errands.lint import errand_problems
+from endstate.builtin.generator import GenerationError
 from endstate.cli import app
 from endstate.cli.builtin import corpus_extra_app
 from endstate.corpus.loader import load_corpus
 from endstate.corpus.lock import verify
+from endstate.envs.systems.patient_portal.model import LedgerEntry
 from endstate.envs.systems.patient_portal.population import population
 from endstate.envs.world import DEFAULT_CLOCK
+from endstate.rules.cost_sharing import may_bill_member
 
 runner = CliRunner()
 
@@ -69,6 +76,81 @@ def test_every_hard_page_is_exercised_by_some_errand() -> None:
     }
     assert (longest_labs, "read:/labs") in reads
     assert (max(problems, key=lambda k: problems[k]), "read:/problems") in reads
+
+
+def test_ids_carry_the_errands_version_so_old_ids_are_retired() -> None:
+    ids = [e["id"] for e in _shipped()]
+    assert all(i.startswith(f"pe{ERRANDS_VERSION}-{ERRANDS_SEED}-") for i in ids)
+    assert ERRANDS_VERSION >= 2  # pe-<seed>-NNN (version 1) are never reused
+
+
+def test_no_instruction_spells_out_the_record_it_asks_the_agent_to_tell_apart() -> None:
+    """The new pharmacy is named by its chain and street, never the directory's name or
+    address line; the message to answer by its topic, never its subject line."""
+    people = population(ERRANDS_SEED, DEFAULT_CLOCK)
+    stores = {p.id: p for p in people.pharmacies}
+    messages = {m.id: m for m in people.messages}
+    seen = Counter(e["template_id"] for e in _shipped())
+    assert seen["errand.new-pharmacy"] and seen["errand.checking-messages"]
+    for e in _shipped():
+        said = e["instruction"]
+        for c in e["checks"]:
+            for x in c.get("expect", []):
+                new = stores.get(x.get("changes", {}).get("pharmacy_id", ""))
+                if new is not None:
+                    assert new.name not in said and new.address.split(",")[0] not in said
+                    assert new.name.split("#")[0].strip() in said
+                m = messages.get(x.get("match", {}).get("in_reply_to", ""))
+                if m is not None:
+                    assert m.subject not in said, e["id"]
+
+
+def test_a_medi_cal_member_owes_nothing_in_any_gold() -> None:
+    """A gold follows from what the rules allow: a member whose plan may not bill them owes
+    nothing for covered care, and has never paid anything themselves."""
+    people = population(ERRANDS_SEED, DEFAULT_CLOCK)
+    medi_cal = {c.patient_id for c in people.insurance if not may_bill_member(c.kind)}
+    golds = {
+        (e["record"], c["leg"]): c["expected"]
+        for e in _shipped()
+        for c in e["checks"]
+        if c["type"] == "answer"
+    }
+    owed = {pid: gold for (pid, leg), gold in golds.items() if leg == "balance_owed"}
+    assert {pid for pid in owed if pid in medi_cal}, "some balance leg asks a Medi-Cal member"
+    assert all(owed[pid] == 0 for pid in owed if pid in medi_cal)
+    assert any(gold > 0 for pid, gold in owed.items() if pid not in medi_cal)
+    assert not {pid for (pid, leg) in golds if leg == "last_payment_date"} & medi_cal
+    for pid in medi_cal:
+        view = ChartView(people, people.patient(pid), DEFAULT_CLOCK)
+        assert view.balance in (0, None) and view.last_patient_payment is None
+
+
+def test_a_balance_the_rules_forbid_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    people = population(ERRANDS_SEED, DEFAULT_CLOCK)
+    member = next(c for c in people.insurance if c.kind == "medicaid_mco")
+    day = next(x.service_date for x in people.ledger if x.patient_id == member.patient_id)
+    copay = LedgerEntry(99_999, member.patient_id, day, day, "payment", "Patient payment", 25.0)
+    broken = replace(people, ledger=(*people.ledger, copay))
+    view = ChartView(broken, broken.patient(member.patient_id), DEFAULT_CLOCK)
+    with pytest.raises(GenerationError, match=f"{member.patient_id} ledger service_date {day}"):
+        _ = view.balance
+
+
+def test_every_errand_string_is_filled_in_and_a_planted_one_is_refused() -> None:
+    made = generate_errands(ERRANDS_SEED, 7)
+    assert all(errand_problems(g.data) == [] for g in made)
+    first = made[0]
+    planted = replace(first, data={**first.data, "instruction": "Hi, this is {first}.  Help."})
+    with pytest.raises(GenerationError) as refused:
+        require_clean([planted, *made[1:]])
+    text = str(refused.value)
+    assert f"{first.data['id']}: instruction has a doubled space" in text
+    gold = {**first.data["checks"][0], "expected": "nan"}
+    nan = replace(first, data={**first.data, "checks": [gold, *first.data["checks"][1:]]})
+    assert errand_problems(nan.data) == [
+        f"{first.data['id']}: checks[0].expected has 'nan' where a value belongs: 'nan'"
+    ]
 
 
 def test_a_held_out_seed_makes_other_errands_and_the_same_seed_the_same() -> None:

@@ -111,7 +111,7 @@ def test_paid_lines_explain_the_shortfall(world: World) -> None:
 
 
 def test_generation_fails_on_an_incoherent_record(monkeypatch: pytest.MonkeyPatch) -> None:
-    def topical(rng: random.Random, dx: catalog.Dx) -> Course:
+    def topical(rng: random.Random, dx: catalog.Dx, years: int) -> Course:
         return Course("topical therapy", 12)
 
     monkeypatch.setattr(generate_module, "_course", topical)
@@ -187,6 +187,37 @@ def test_catches_a_note_whose_therapy_does_not_fit_the_diagnosis() -> None:
     text = head + " weeks of topical therapy." + tail.split(".", 1)[1]
     w.documents[w.documents.index(note)] = replace(note, text=text)
     assert _named(problems(w), note.id, "therapy 'topical therapy' does not fit")
+
+
+def test_a_child_is_never_given_adult_conservative_care() -> None:
+    """Chest pain, sleep apnoea and snoring happen in children: their care is chosen for the
+    age, so a teenager's letter never quotes aspirin and a statin."""
+    chest = clinical.CONDITIONS["chest_pain"]
+    assert any("aspirin" in t for t in chest.therapies_for(40))
+    assert chest.therapies_for(13) and not any(
+        "aspirin" in t or "statin" in t for t in chest.therapies_for(13)
+    )
+    for dx in clinical.DIAGNOSES.values():
+        if dx.condition and clinical.condition(dx).therapies:
+            assert clinical.condition(dx).therapies_for(max(dx.min_age, 10)), dx.code
+
+
+def test_catches_a_teenager_on_aspirin_and_a_statin() -> None:
+    w = fresh()
+    note = next(d for d in w.documents if d.kind == "clinical_note" and "despite" in d.text)
+    head, _, tail = note.text.partition(" weeks of ")
+    text = (
+        head
+        + " weeks of aspirin and statin therapy with risk-factor modification."
+        + (tail.split(".", 1)[1])
+    )
+    w.documents[w.documents.index(note)] = replace(note, text=text)
+    p = w.patient(note.mrn)
+    born = clinical.age(p.dob, w.today)
+    w.patients[w.patients.index(p)] = replace(
+        p, dob=p.dob.replace(p.dob[:4], str(int(p.dob[:4]) + born - 13), 1)
+    )
+    assert _named(problems(w), note.id, "not before age 18: aspirin is not given to children")
 
 
 def test_catches_documents_out_of_date_order() -> None:

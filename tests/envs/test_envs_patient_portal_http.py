@@ -122,3 +122,22 @@ def test_records_request_and_pharmacy_change_are_recorded(
             "changes": {"pharmacy_id": {"before": who.pharmacy_id, "after": new.id}},
         }
     ]
+
+
+def test_billing_shows_the_insurance_on_file_and_imaging_lists_studies(
+    suite: EmbeddedSuite, episode: EpisodeInfo
+) -> None:
+    """The plan a Medi-Cal member is on is on the billing page, as a real portal shows it, with
+    no copay; a patient's imaging studies are on the Imaging page with their impressions."""
+    people = of_world(suite.world)
+    plan = next(c for c in people.insurance if c.kind == "medicaid_mco" and not c.termination)
+    v = _signed_in(episode, people.patient(plan.patient_id))
+    page = v.get("/billing").text
+    assert "Insurance on file" in page and plan.plan in page and plan.member_id in page
+    assert "Office visit copay</dt><dd>$0.00" in page and "Group number" not in page
+    v.close()
+    study = people.imaging[0]
+    v = _signed_in(episode, people.patient(study.patient_id))
+    page = v.get("/imaging").text
+    assert study.study in page and study.impression in page and study.reason in page
+    v.close()

@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 from endstate.envs import EmbeddedSuite, EpisodeInfo
 from endstate.envs.systems.patient_portal import controls as pp
+from endstate.envs.systems.patient_portal.clinic import SLOTS
 from endstate.envs.systems.patient_portal.model import Patient, Population
 from endstate.envs.systems.patient_portal.population import of_world
 from endstate.envs.world import mdy
@@ -204,7 +205,15 @@ def test_cancelling_and_booking_land_in_the_state_and_the_delta(
     ]
     assert changes[0]["appointment_id"] == appt.id and changes[0]["cancel_reason"] == "conflict"
     assert changes[1]["provider_id"] == provider.id
-    assert changes[1]["starts_at"] == f"{day.isoformat()}T09:00:00"
+    taken = {
+        a.starts_at
+        for a in people.appointments
+        if a.provider_id == provider.id and a.status == "scheduled"
+    }
+    first_free = next(
+        f"{day.isoformat()}T{s}" for s in SLOTS if f"{day.isoformat()}T{s}" not in taken
+    )
+    assert changes[1]["starts_at"] == first_free  # the first free slot of the clinic's day
     delta = state["delta"]["pp_appointments"]
     assert delta["updated"] == [
         {

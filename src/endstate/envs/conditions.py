@@ -2,12 +2,17 @@
 care tried before a procedure, and the radiology study that belongs in its workup.
 
 Keyed by `Dx.condition` in the catalogue; the notes and letters of a referral draw from the entry
-of its primary diagnosis, and the coherence checks hold them to it.
+of its primary diagnosis, and the coherence checks hold them to it. A diagnosis a child can have
+(chest pain, sleep apnoea, snoring) lists adult care too: `therapies_for` keeps only what fits
+the patient's age (age_limits.py), so a letter never tells of a 13-year-old on aspirin and a
+statin.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from endstate.envs.age_limits import too_young
 
 
 @dataclass(frozen=True)
@@ -19,6 +24,11 @@ class Condition:
     complaint: str
     therapies: tuple[str, ...]
     imaging: tuple[str, tuple[str, ...]] | None = None  # study, its possible impressions
+
+    def therapies_for(self, years: int) -> tuple[str, ...]:
+        """The conservative care that fits a patient of `years`, in catalogue order (all of it
+        for an adult, so an adult's draw is the same as from `therapies`)."""
+        return tuple(t for t in self.therapies if too_young(t, years) is None)
 
 
 _PT, _NSAID = "physical therapy", "NSAIDs and activity modification"

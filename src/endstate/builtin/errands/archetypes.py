@@ -83,10 +83,48 @@ def _new_pharmacy(c: ChartView, rng: random.Random) -> tuple[Any, Any] | None:
     return rng.choice(pairs) if pairs else None
 
 
+# What a question from the practice is about, in the patient's words: never its subject line,
+# so finding the message means reading the inbox, not matching a string.
+TOPICS: dict[str, str] = {
+    "Question about your medication": "asking whether I'm still taking one of my medicines",
+    "Please confirm your pharmacy": "asking me to confirm which pharmacy I use",
+    "Checking in after your visit": "asking how I've been feeling since my last visit",
+    "Insurance information needed": "saying they could not verify my insurance",
+}
+
+
 def _unique(c: ChartView) -> list[Any]:
-    """Questions the patient can name by their subject alone (no other message shares it)."""
+    """Questions the patient can name by their topic alone (no other message shares it)."""
     subjects = Counter(m.subject for m in c.population.messages if m.patient_id == c.patient.id)
-    return [m for m in c.questions if subjects[m.subject] == 1]
+    return [m for m in c.questions if subjects[m.subject] == 1 and m.subject in TOPICS]
+
+
+STREET_WORDS = {
+    "Rd": "Road",
+    "Blvd": "Boulevard",
+    "Ave": "Avenue",
+    "St": "Street",
+    "Dr": "Drive",
+    "Ct": "Court",
+    "Ln": "Lane",
+}
+
+
+def spoken_pharmacy(store: Any) -> str:
+    """A pharmacy as a patient names it: the chain and where it is, the street spelled out —
+    never the directory's store number or address line, so the agent has to tell the branch
+    from its look-alike by reading the directory."""
+    chain = store.name.split("#")[0].strip()
+    street = store.address.split(",")[0].split()
+    words = [STREET_WORDS.get(w, w) for w in street]
+    return f"the {chain} at {' '.join(words)}"
+
+
+def _alone_that_day(c: ChartView, rng: random.Random) -> Any:
+    """An upcoming appointment that is the patient's only one that day (the date names it)."""
+    days = Counter(a.starts_at[:10] for a in c.upcoming)
+    alone = [a for a in c.upcoming if days[a.starts_at[:10]] == 1]
+    return rng.choice(alone) if alone else None
 
 
 def _swap_digits(fax: str) -> str:
@@ -103,7 +141,9 @@ ARCHETYPES: tuple[Archetype, ...] = (
         "checking-messages",
         "Checking messages",
         lambda c, rng: rng.choice(found) if (found := _unique(c)) else None,
-        lambda c, m: f'The practice sent me a message, "{m.subject}", and I need to answer it.',
+        lambda c, m: (
+            f"The practice sent me a message {TOPICS[m.subject]}, and I need to answer it."
+        ),
         lambda c, m: [*L.message_legs(m, c), L.next_appointment_date(c), *_general(c)],
         lambda t, c, m, rng: actions.reply(t, c, m, _message_body(rng, "your message")),
         lambda c, m: "Please reply to that message for me, to the person who sent it.",
@@ -112,7 +152,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
         "new-pharmacy",
         "New pharmacy",
         _new_pharmacy,
-        lambda c, s: f"I'm switching to the {s[0].name} at {s[0].address.split(',')[0]}.",
+        lambda c, s: f"I'm switching to {spoken_pharmacy(s[0])}.",
         lambda c, s: [L.current_medications(c), L.allergies(c), L.pcp(c), L.balance(c)],
         lambda t, c, s, rng: actions.change_pharmacy(t, c, s[0], s[1]),
         lambda c, s: "Please make it my preferred pharmacy in the portal.",
@@ -157,7 +197,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
     Archetype(
         "appointment-needs-a-note",
         "Appointment needs a note",
-        lambda c, rng: rng.choice(c.upcoming) if c.upcoming else None,
+        _alone_that_day,
         lambda c, a: (
             f"Before my appointment on {a.starts_at[5:7]}/{a.starts_at[8:10]}/"
             f"{a.starts_at[:4]} I want to send the doctor a note."
@@ -175,7 +215,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
     Archetype(
         "bill-looks-wrong",
         "Bill looks wrong",
-        lambda c, rng: c.pcp,
+        lambda c, rng: c.pcp if c.balance is not None else None,
         lambda c, p: "My bill looks wrong to me.",
         lambda c, p: [L.balance(c), L.last_payment(c), L.pcp(c), L.next_appointment_date(c)],
         lambda t, c, p, rng: actions.send_message(

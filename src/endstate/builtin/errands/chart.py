@@ -10,15 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from endstate.builtin.generator import GenerationError
 from endstate.envs.systems.patient_portal.model import (
     Appointment,
+    Insurance,
     LabResult,
+    LedgerEntry,
     Message,
     Patient,
     Population,
     Prescription,
     Provider,
 )
+from endstate.rules.cost_sharing import may_bill_member
 
 # Tests a patient names in their own words when a result "came back".
 RESULT_TESTS: dict[str, str] = {
@@ -103,10 +107,36 @@ class ChartView:
         return sorted(found, key=lambda m: m.sent_at, reverse=True)
 
     @cached_property
-    def balance(self) -> float:
-        """What is owed: every ledger line, payments and adjustments included."""
-        total = sum(e.amount for e in self.population.ledger if e.patient_id == self.patient.id)
-        return round(total, 2)
+    def coverage(self) -> Insurance | None:
+        """The insurance in force today (the billing page's "Insurance on file")."""
+        return self.population.coverage_on(self.patient.id, self.clock[:10])
+
+    @cached_property
+    def balance(self) -> float | None:
+        """What the patient owes, as the rules allow it: each visit's member share where the
+        plan in force on its date of service may bill the member (rules.cost_sharing), nothing
+        where it may not (Medi-Cal). None while a claim is still with the insurer: the ledger
+        then holds a charge nobody has been billed for yet, and "what do I owe" has no answer.
+        The ledger's total (every line shown) must say the same, or the gold would be wrong."""
+        visits: dict[str, list[LedgerEntry]] = {}
+        for e in self.population.ledger:
+            if e.patient_id == self.patient.id:
+                visits.setdefault(e.service_date, []).append(e)
+        owed = 0
+        for day, lines in sorted(visits.items()):
+            if not any(e.description.startswith("Insurance payment") for e in lines):
+                return None
+            share = sum(round(e.amount * 100) for e in lines)
+            plan = self.population.coverage_on(self.patient.id, day)
+            if plan is not None and not may_bill_member(plan.kind):
+                if share:
+                    raise GenerationError(
+                        f"{self.patient.id} ledger service_date {day}: {plan.plan} may not bill "
+                        f"its member, but the ledger leaves {share / 100:.2f} owed"
+                    )
+                continue
+            owed += share
+        return owed / 100
 
     @cached_property
     def last_patient_payment(self) -> str | None:

@@ -22,16 +22,24 @@ from endstate.builtin.errands.actions import WriteLeg, sign_in
 from endstate.builtin.errands.archetypes import ARCHETYPES, Archetype
 from endstate.builtin.errands.chart import ChartView
 from endstate.builtin.errands.legs import ReadLeg
+from endstate.builtin.errands.lint import errand_problems
 from endstate.builtin.generator import Generated, GenerationError, write_corpus
 from endstate.builtin.templates.common import Mutation, Traj
 from endstate.corpus.lock import CorpusLock
 from endstate.corpus.native import FORMAT
+from endstate.envs.systems.patient_portal.checks import IncoherentPopulation
 from endstate.envs.systems.patient_portal.model import Population
 from endstate.envs.systems.patient_portal.population import population
 from endstate.envs.world import DEFAULT_CLOCK, generate_world
 
 FAMILY = "patient_errands"
-ID_PREFIX = "pe"
+# The errands' version, carried in every id (pe2-<seed>-001): bumped whenever a seed's
+# errands change what they ask or what their golds are, so an id once published is retired,
+# never reused for another errand (a baseline keyed by id cannot compare two different tasks).
+# 1: pe-<seed>-NNN; 2: the population follows the payer and clinical rules, instructions
+# never spell out the look-alike they ask the agent to find.
+ERRANDS_VERSION = 2
+ID_PREFIX = f"pe{ERRANDS_VERSION}"
 MIN_LEGS, MAX_LEGS = 3, 6
 TIER_BY_LEGS = {3: "easy", 4: "medium", 5: "hard", 6: "hard"}
 START = "/home"
@@ -173,7 +181,10 @@ def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[
     if count < 1:
         raise GenerationError("count must be at least 1")
     world = generate_world(seed, clock)
-    pop = population(world.seed, world.clock)
+    try:
+        pop = population(world.seed, world.clock)
+    except IncoherentPopulation as e:
+        raise GenerationError(str(e)) from None
     pin = {
         "id": world.id,
         "sha256": world.sha256,
@@ -217,7 +228,20 @@ def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[
     for n, (_, _, data) in enumerate(drafts, start=1):
         task_id = f"{ID_PREFIX}-{seed}-{n:03d}"
         out.append(Generated(f"{FAMILY}/{task_id}.json", {"id": task_id, **data}))
+    require_clean(out)
     return out
+
+
+def require_clean(tasks: list[Generated]) -> None:
+    """Refuse errands whose strings are not filled in as text (lint.py), naming each field."""
+    found = [line for g in tasks for line in errand_problems(g.data)]
+    if found:
+        more = f"\n... and {len(found) - 30} more" if len(found) > 30 else ""
+        raise GenerationError(
+            f"{len(found)} errand strings are not filled in as text:\n"
+            + "\n".join(found[:30])
+            + more
+        )
 
 
 def generate_errand_corpus(

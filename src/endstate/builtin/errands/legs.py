@@ -114,7 +114,11 @@ def pcp(c: ChartView) -> ReadLeg:
     )
 
 
-def balance(c: ChartView) -> ReadLeg:
+def balance(c: ChartView) -> ReadLeg | None:
+    """What the patient owes, as the rules allow (ChartView.balance): nothing for a Medi-Cal
+    member's covered care; no leg while a claim is still with the insurer."""
+    if c.balance is None:
+        return None
     return ReadLeg(
         "balance_owed",
         "balance_owed",

@@ -23,9 +23,10 @@ def _line_text(x: DenialLine, descriptions: dict[str, str]) -> str:
     return f"{descriptions.get(x.cpt, 'procedure')} (CPT {x.cpt}{side}, {x.units} unit(s))"
 
 
-def _tried(d: Denial, weeks: int) -> str:
-    """The conservative care the primary diagnosis calls for, or why none substitutes."""
-    therapies = clinical.condition(clinical.diagnosis(d.diagnoses[0].code)).therapies
+def _tried(d: Denial, weeks: int, years: int) -> str:
+    """The conservative care the primary diagnosis calls for at the patient's age, or why none
+    substitutes."""
+    therapies = clinical.condition(clinical.diagnosis(d.diagnoses[0].code)).therapies_for(years)
     if not therapies:
         return "No conservative care substitutes for prompt treatment of this condition."
     return (
@@ -51,7 +52,7 @@ def letter_text(
         asks=[_line_text(x, descriptions) for x in d.lines if x.carc != "45"],
         diagnoses=[f"{x.code} {x.description}" for x in d.diagnoses],
         rationale="The findings documented in my consultation note support the service. "
-        + _tried(d, weeks),
+        + _tried(d, weeks, clinical.age(p.dob, date.fromisoformat(written))),
         signature=f"Electronically signed by {doctor} on {mdy(written)}.",
     )
     return letter(doctor, facts)

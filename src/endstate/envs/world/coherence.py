@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from datetime import date
 
-from endstate.envs import clinical
+from endstate.envs import age_limits, clinical
 from endstate.envs.catalog import DME_ITEMS, Department, DmeItem, Dx, Proc
 from endstate.envs.world.model import (
     Denial,
@@ -50,6 +50,27 @@ def problems(world: World) -> list[str]:
         out += dme_problems(world, order, docs.get(order.id, []))
     out += date_problems(world)
     out += payer_problems(world)  # the payer rules: windows, benefit order, claims, orders
+    out += therapy_age_problems(world)
+    return out
+
+
+def therapy_age_problems(world: World) -> list[str]:
+    """No note or letter states a course of care the patient was too young for on its date
+    (aspirin or a statin for a teenager's chest pain: age_limits)."""
+    out: list[str] = []
+    for d in world.documents:
+        if d.kind not in ("clinical_note", "lmn"):
+            continue
+        pattern, at = (_NOTE_COURSE, 2) if d.kind == "clinical_note" else (_LETTER_COURSE, 1)
+        therapy = _course(d.text, pattern, at)
+        if therapy is None:
+            continue
+        years = clinical.age(world.patient(d.mrn).dob, date.fromisoformat(d.date))
+        why = age_limits.too_young(therapy, years)
+        if why:
+            out.append(
+                f"{d.id} ({d.related_id}): {d.kind} therapy {therapy!r} at age {years}, {why}"
+            )
     return out
 
 

@@ -295,7 +295,8 @@ class _Gen(ClaimsGen, PriorRequestsGen, RegistrationSlipsGen):
         rng = self.rng
         doctor = f"{provider.first} {provider.last}, {provider.credential}"
         visit = self.day(-40, -5)
-        course = _course(rng, clinical.diagnosis(ref.diagnoses[0].code))
+        years = clinical.age(p.dob, date.fromisoformat(visit))
+        course = _course(rng, clinical.diagnosis(ref.diagnoses[0].code), years)
         note = _clinical_note(p, ref, dept, doctor, visit, course)
         self.doc(p, "clinical_note", f"{dept.specialty} consultation", visit, doctor, ref.id, note)
         roll = rng.random()

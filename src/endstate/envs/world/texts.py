@@ -70,8 +70,9 @@ class Course:
     weeks: int
 
 
-def _course(rng: random.Random, dx: Dx) -> Course:
-    therapies = clinical.condition(dx).therapies
+def _course(rng: random.Random, dx: Dx, years: int) -> Course:
+    """The course of care a patient of `years` was given (only care that fits the age)."""
+    therapies = clinical.condition(dx).therapies_for(years)
     weeks = rng.choice([6, 8, 12, 16])
     return Course(rng.choice(therapies) if therapies else None, weeks)
 

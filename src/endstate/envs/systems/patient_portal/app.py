@@ -1,5 +1,5 @@
 """The patient portal's routes: a patient signs in with their own account and sees only their
-own record. The pages live by group: account.py (sign-in, home), record.py (labs, problems,
+own record. The pages live by group: account.py (sign-in, home), record.py (labs, imaging, problems,
 allergies, medications, prescriptions, immunizations, visits), billing.py, appointments.py,
 messages.py and requests.py (records transfer, pharmacy)."""
 
@@ -26,6 +26,7 @@ ROUTES = [
     Route("/logout", account.logout, methods=["POST"]),
     Route("/home", account.home),
     Route("/labs", record.labs),
+    Route("/imaging", record.imaging),
     Route("/problems", record.problems),
     Route("/allergies", record.allergies),
     Route("/medications", record.medications),

@@ -11,6 +11,7 @@ from starlette.responses import Response
 
 from endstate.envs import forms
 from endstate.envs.systems.patient_portal import catalog
+from endstate.envs.systems.patient_portal.clinic import SLOTS
 from endstate.envs.systems.patient_portal.common import (
     SYSTEM,
     patient,
@@ -28,7 +29,6 @@ CANCEL_REASONS: tuple[tuple[str, str], ...] = (
     ("other", "Other"),
 )
 BOOK_WITHIN_DAYS = 180
-SLOTS = tuple(f"{9 + k // 2:02d}:{30 * (k % 2):02d}:00" for k in range(16))  # 09:00-16:30
 _LIST = (
     "SELECT a.*, p.first, p.last, p.credential, p.specialty FROM pp_appointments a "
     "JOIN pp_providers p ON p.id = a.provider_id WHERE a.patient_id = ? "
@@ -198,7 +198,7 @@ def _free_slot(ctx: Ctx, provider_id: str, day: date) -> str | None:
 
 @endpoint(SYSTEM, login=True)
 async def book(ctx: Ctx) -> Response:
-    """Book the first free half hour of the chosen provider's chosen day."""
+    """Book the first free slot of the chosen provider's chosen day (the clinic's grid)."""
     form = {k: ctx.field(k) for k in ("provider_id", "date", "reason")}
     day, errors = _book_errors(ctx, form)
     slot = _free_slot(ctx, form["provider_id"], day) if day and not errors else None

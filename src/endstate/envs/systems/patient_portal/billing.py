@@ -1,6 +1,7 @@
-"""The billing ledger: nothing is listed until a date range is submitted, the range filters
-on the posting date (not the date of service), and the "Show" filter's default leaves
-payments out — so the total of what is shown is not what is owed."""
+"""The billing page: the insurance on file (as a real portal shows it: the plan, the member ID,
+the group and the office-visit copay), and the ledger. Nothing is listed until a date range is
+submitted, the range filters on the posting date (not the date of service), and the "Show"
+filter's default leaves payments out — so the total of what is shown is not what is owed."""
 
 from __future__ import annotations
 
@@ -55,7 +56,11 @@ async def ledger(ctx: Ctx) -> Response:
     form = {"from": q.get("from", "").strip(), "to": q.get("to", "").strip()}
     show = q.get("show", "charges")
     show = show if show in dict(SHOW) else "charges"
+    me = patient(ctx)
     values: dict[str, Any] = {"form": form, "show": show, "choices": SHOW, "errors": {}}
+    values["insurance"] = ctx.db.row(
+        "SELECT * FROM pp_insurance WHERE patient_id = ? AND termination IS NULL", (me["id"],)
+    )
     values |= {"rows": None, "total": "", "kinds": KIND_LABELS, "amount": amount}
     if "from" in q or "to" in q:
         bounds, errors = _range(form)
@@ -64,7 +69,7 @@ async def ledger(ctx: Ctx) -> Response:
             return ctx.render(
                 "patient_portal/billing.html", status=422, **values | {"errors": errors}
             )
-        rows = _lines(ctx, patient(ctx)["id"], bounds, show)
+        rows = _lines(ctx, me["id"], bounds, show)
         ctx.event(
             "ledger.search",
             {"from": bounds["from"], "to": bounds["to"], "show": show, "rows": len(rows)},

@@ -19,6 +19,8 @@ class Chronic:
     description: str
     drugs: tuple[tuple[str, str, str], ...]  # (drug, dosage, directions)
     specialty: str
+    min_age: int = 0  # the youngest age it is diagnosed at here
+    ends: tuple[str, ...] = ()  # codes of conditions its diagnosis closes (diabetes: prediabetes)
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ CHRONIC: tuple[Chronic, ...] = (
             ("amLODIPine 5 MG Oral Tablet", "5 mg", "Take 1 tablet by mouth once daily"),
         ),
         "Cardiology",
+        min_age=18,
     ),
     Chronic(
         "44054006",
@@ -60,12 +63,15 @@ CHRONIC: tuple[Chronic, ...] = (
             ),
         ),
         "Endocrinology",
+        min_age=25,
+        ends=("714628002",),
     ),
     Chronic(
         "55822004",
         "Hyperlipidemia (disorder)",
         (("Simvastatin 20 MG Oral Tablet", "20 mg", "Take 1 tablet by mouth at bedtime"),),
         "Cardiology",
+        min_age=25,
     ),
     Chronic(
         "195967001",
@@ -107,6 +113,7 @@ CHRONIC: tuple[Chronic, ...] = (
         "Osteoarthritis of knee (disorder)",
         (("Naproxen sodium 220 MG Oral Tablet", "220 mg", "Take 1 tablet twice daily as needed"),),
         "Orthopedic Surgery",
+        min_age=40,
     ),
     Chronic(
         "370143000",
@@ -125,6 +132,7 @@ CHRONIC: tuple[Chronic, ...] = (
         "Prediabetes (finding)",
         (),
         "Endocrinology",
+        min_age=18,
     ),
     Chronic(
         "162864005",
@@ -137,12 +145,14 @@ CHRONIC: tuple[Chronic, ...] = (
         "Chronic kidney disease stage 1 (disorder)",
         (),
         "Nephrology",
+        min_age=18,
     ),
     Chronic(
         "49436004",
         "Atrial fibrillation (disorder)",
         (("Apixaban 5 MG Oral Tablet", "5 mg", "Take 1 tablet by mouth twice daily"),),
         "Cardiology",
+        min_age=40,
     ),
 )
 
@@ -154,8 +164,8 @@ ACUTE: tuple[Acute, ...] = (
         (("Acetaminophen 325 MG Oral Tablet", "650 mg", "Take 2 tablets every 6 hours as needed"),),
     ),
     Acute(
-        "444814009",
-        "Viral sinusitis (disorder)",
+        "75498004",
+        "Acute bacterial sinusitis (disorder)",
         (10, 21),
         (
             (
@@ -221,25 +231,56 @@ ACUTE: tuple[Acute, ...] = (
     ),
 )
 
-# What Synthea records at wellness visits and closes at the next one: the bulk of a long
-# problem list, most of it ended, the latest ones (blank end date) still "active".
-FINDINGS: tuple[tuple[str, str], ...] = (
-    ("314529007", "Medication review due (situation)"),
-    ("160903007", "Full-time employment (finding)"),
+# Social history as Synthea records it at wellness visits (SNOMED CT findings), each closed at
+# the next visit: the bulk of a long problem list, most of it ended, the latest still "active".
+# A status group holds findings that exclude each other at one visit (social.py draws one
+# consistent history per patient; checks/social.py holds every problem list to it).
+Finding = tuple[str, str]  # (code, description)
+SMOKING: dict[str, Finding] = {
+    "never": ("266919005", "Never smoked tobacco (finding)"),
+    "current": ("449868002", "Smokes tobacco daily (finding)"),
+    "former": ("8517006", "Ex-smoker (finding)"),
+}
+ALCOHOL: dict[str, Finding] = {
+    "never": ("783261004", "Lifetime non-drinker of alcohol (finding)"),
+    "current": ("219006", "Current drinker of alcohol (finding)"),
+    "former": ("82581004", "Ex-drinker (finding)"),
+}
+UNHEALTHY_DRINKING: Finding = (
+    "10939881000119105",
+    "Unhealthy alcohol drinking behavior (finding)",
+)
+EMPLOYMENT: dict[str, Finding] = {
+    "full": ("160903007", "Full-time employment (finding)"),
+    "part": ("160904001", "Part-time employment (finding)"),
+    "out": ("741062008", "Not in labor force (finding)"),
+    "unemployed": ("73438004", "Unemployed (finding)"),
+}
+EDUCATION: dict[str, Finding] = {  # in order: a later level never gives way to an earlier one
+    "secondary": ("5251000175109", "Received certificate of high school equivalency (finding)"),
+    "higher": ("224299000", "Received higher education (finding)"),
+}
+HOUSING: dict[str, Finding] = {
+    "homeless": ("32911000", "Homeless (finding)"),
+    "unsatisfactory": ("105531004", "Housing unsatisfactory (finding)"),
+}
+# Findings that come and go: each is a spell of wellness visits.
+EPISODIC: tuple[Finding, ...] = (
     ("73595000", "Stress (finding)"),
-    ("224299000", "Received higher education (finding)"),
     ("422650009", "Social isolation (finding)"),
     ("423315002", "Limited social contact (finding)"),
-    ("741062008", "Not in labor force (finding)"),
-    ("266948004", "Has a criminal record (finding)"),
     ("706893006", "Victim of intimate partner abuse (finding)"),
-    ("5251000175109", "Received certificate of high school equivalency (finding)"),
-    ("10939881000119105", "Unhealthy alcohol drinking behavior (finding)"),
     ("424393004", "Reports of violence in the environment (finding)"),
-    ("32911000", "Homeless (finding)"),
-    ("160904001", "Part-time employment (finding)"),
     ("361055000", "Misuses drugs (finding)"),
+    ("713458007", "Lack of access to transportation (finding)"),
+    ("160968000", "Risk activity involvement (finding)"),
 )
+# Facts of a life: once true, true at every later visit.
+LASTING: tuple[Finding, ...] = (
+    ("266948004", "Has a criminal record (finding)"),
+    ("224355006", "Served in armed forces (finding)"),
+)
+MEDICATION_REVIEW: Finding = ("314529007", "Medication review due (situation)")
 
 CBC = (
     LabTest("6690-2", "Leukocytes [#/volume] in Blood by Automated count", "10*3/uL", 3.8, 11.5, 1),
@@ -264,14 +305,14 @@ METABOLIC = (
     LabTest("6298-4", "Potassium [Moles/volume] in Blood", "mmol/L", 3.4, 5.3, 1),
     LabTest("2069-3", "Chloride [Moles/volume] in Blood", "mmol/L", 96.0, 109.0, 0),
     LabTest("20565-8", "Carbon dioxide, total [Moles/volume] in Blood", "mmol/L", 21.0, 30.0, 0),
-    LabTest(
-        "33914-3",
+    LabTest(  # computed from the creatinine beside it (physiology.egfr), never drawn
+        "98979-8",
         "Glomerular filtration rate/1.73 sq M.predicted [Volume Rate/Area] in Serum, Plasma or "
-        "Blood by Creatinine-based formula (MDRD)",
-        "mL/min/{1.73_m2}",
-        55.0,
+        "Blood by Creatinine-based formula (CKD-EPI 2021)",
+        "mL/min/1.73m2",
+        60.0,
         120.0,
-        1,
+        0,
     ),
 )
 LIPIDS = (
@@ -339,6 +380,102 @@ ALLERGENS: tuple[tuple[str, str], ...] = (
     ("Codeine", "Vomiting"),
 )
 SEVERITIES = ("mild", "moderate", "severe")
+# What an allergy rules out: an allergen and the words of the drugs it forbids (a penicillin
+# allergy rules out amoxicillin; aspirin-induced wheezing rules out the other NSAIDs).
+ALLERGY_CONFLICTS: dict[str, tuple[str, ...]] = {
+    "Penicillin V": ("penicillin", "amoxicillin"),
+    "Sulfamethoxazole / Trimethoprim": ("sulfamethoxazole",),
+    "Aspirin": ("aspirin", "ibuprofen", "naproxen"),
+    "Codeine": ("codeine",),
+}
+
+
+def rules_out(substance: str, drug: str) -> bool:
+    """Whether an allergy to `substance` rules out `drug`."""
+    return any(w in drug.lower() for w in ALLERGY_CONFLICTS.get(substance, ()))
+
+
+# Antibacterial drugs, by a word of their name: none is given for a viral illness.
+ANTIBIOTICS = ("amoxicillin", "penicillin", "nitrofurantoin", "clavulanate")
+
+# Vaccines given only in an age band (CVX: youngest, oldest age at the dose; None: no limit):
+# HPV through 26, recombinant zoster from 50, PCV13 from 65 (ACIP adult schedule).
+VACCINE_AGES: dict[str, tuple[int, int | None]] = {
+    "62": (9, 26),
+    "187": (50, None),
+    "133": (65, None),
+}
+
+
+@dataclass(frozen=True)
+class Study:
+    """An imaging study: what it is, the body site it images and what it may show."""
+
+    modality: str  # XR (a plain film), CT or MRI
+    name: str
+    site: str
+    impressions: tuple[str, ...]
+
+
+XR_CHEST = Study("XR", "XR chest, 2 views", "chest", ("No acute cardiopulmonary abnormality",))
+# The imaging a problem gets, in the order a clinician orders it: a plain film first, the MRI
+# of the same site only after it (never the reverse), and how often each is done.
+IMAGING: dict[str, tuple[tuple[Study, float], ...]] = {
+    "239873007": (  # osteoarthritis of knee
+        (
+            Study(
+                "XR",
+                "XR knee, 3 views",
+                "knee",
+                (
+                    "Joint-space narrowing with marginal osteophytes",
+                    "Moderate degenerative change, worse medially",
+                ),
+            ),
+            1.0,
+        ),
+        (
+            Study(
+                "MRI",
+                "MRI knee without contrast",
+                "knee",
+                ("Degenerative fraying of the medial meniscus with cartilage loss medially",),
+            ),
+            0.4,
+        ),
+    ),
+    "40055000": (  # chronic sinusitis
+        (
+            Study(
+                "CT",
+                "CT sinuses without contrast",
+                "sinuses",
+                ("Mucosal thickening of the maxillary sinuses without air-fluid levels",),
+            ),
+            0.6,
+        ),
+    ),
+    "195967001": ((XR_CHEST, 0.5),),  # asthma
+    "44465007": (  # sprain of ankle
+        (
+            Study(
+                "XR",
+                "XR ankle, 3 views",
+                "ankle",
+                ("No fracture; lateral soft-tissue swelling",),
+            ),
+            0.7,
+        ),
+    ),
+    "62106007": (  # concussion
+        (
+            Study("CT", "CT head without contrast", "head", ("No acute intracranial abnormality",)),
+            0.5,
+        ),
+    ),
+    "10509002": ((XR_CHEST, 0.3),),  # acute bronchitis
+    "840539006": ((XR_CHEST, 0.3),),  # COVID-19
+}
 
 # Specialties of the practice and how many providers each has (160 in all).
 SPECIALTIES: tuple[tuple[str, int], ...] = (
@@ -420,13 +557,6 @@ VISIT_REASONS = (
     "Consultation",
 )
 
-INSURERS = (
-    "Bayview Health Plan PPO",
-    "Summit Health HMO",
-    "Medicare Part B",
-    "Golden State Community Care",
-    "Northstar Indemnity",
-)
 # Charges by visit kind: (description, amount).
 VISIT_CHARGES = {
     "wellness": ("Preventive visit, established patient (99396)", 285.00),
@@ -440,4 +570,3 @@ LAB_CHARGES = (
     ("Hemoglobin A1c (83036)", 39.00),
     ("Complete blood count with differential (85025)", 32.00),
 )
-COPAYS = (0.0, 20.0, 25.0, 30.0, 40.0)

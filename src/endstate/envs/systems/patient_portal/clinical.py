@@ -1,48 +1,83 @@
-"""A patient's clinical record: problems, medications and prescriptions, labs, allergies and
-immunizations, drawn the way Synthea's output reads (long lists, mostly historical)."""
+"""A patient's problems, medications and prescriptions and allergies, drawn the way Synthea's
+output reads (long lists, mostly historical) and holding together as one person's: each
+condition diagnosed at an age it occurs at, each drug started after what it treats, no drug
+the patient is allergic to. Labs are in labs.py, vaccines in vaccines.py, imaging in
+imaging.py."""
 
 from __future__ import annotations
 
 from datetime import date, timedelta
 
-from endstate.envs.systems.patient_portal import catalog
+from endstate.envs.systems.patient_portal import catalog, physiology, social
+from endstate.envs.systems.patient_portal.clinic import previous_weekday
 from endstate.envs.systems.patient_portal.history import History
 from endstate.envs.systems.patient_portal.model import (
     Allergy,
     Condition,
-    Immunization,
-    LabResult,
     Medication,
     Prescription,
 )
 
 Episode = tuple[catalog.Acute, date]  # an acute problem and its onset
+Case = physiology.Case  # a long-term condition and the day it was diagnosed
 
 
-def chronic_problems(h: History) -> list[catalog.Chronic]:
-    """0-4 long-term conditions, more of them the older the patient."""
+def _age(h: History, day: date) -> int:
+    dob = date.fromisoformat(h.patient.dob)
+    return day.year - dob.year - ((day.month, day.day) < (dob.month, dob.day))
+
+
+def earliest_of(h: History, c: catalog.Chronic) -> date:
+    """The first day a condition may be diagnosed for this patient: from their first record,
+    and not before the youngest age it is diagnosed at."""
+    dob = date.fromisoformat(h.patient.dob)
+    return max(h.start, dob.replace(year=dob.year + c.min_age, day=min(dob.day, 28)))
+
+
+def chronic_problems(h: History) -> list[Case]:
+    """0-4 long-term conditions, more of them the older the patient, each diagnosed at an age
+    it is diagnosed at; one that a later diagnosis closes (prediabetes, before diabetes) comes
+    at least six months before it."""
     k = min(4, h.rng.randint(0, 1 + h.age // 25))
-    return h.rng.sample(catalog.CHRONIC, k)
-
-
-def conditions(h: History, chronic: list[catalog.Chronic], acute: list[Episode]) -> list[Condition]:
-    """Chronic ones (no end date), acute ones (ended unless recent), then wellness findings
-    up to the patient's quota: each closed at the next wellness visit, the last ones open."""
-    rows: list[tuple[str, str, str, str | None]] = []
     late = h.today - timedelta(days=60)
-    for c in chronic:
-        rows.append((h.day(h.start, late).isoformat(), c.code, c.description, None))
+    found: dict[str, Case] = {}
+    for c in h.rng.sample(catalog.CHRONIC, k):
+        if earliest_of(h, c) < late:
+            found[c.code] = (c, h.day(earliest_of(h, c), late))
+    for c, onset in list(found.values()):
+        for code in c.ends:
+            if code in found:
+                before = found.pop(code)[0]
+                latest = onset - timedelta(days=180)
+                if earliest_of(h, before) <= latest:
+                    found[code] = (before, h.day(earliest_of(h, before), latest))
+    return sorted(found.values(), key=lambda x: (x[1], x[0].code))
+
+
+def conditions(
+    h: History, chronic: list[Case], acute: list[Episode], life: social.SocialHistory
+) -> list[Condition]:
+    """Chronic ones (open, unless a later diagnosis closed them), acute ones (ended unless
+    recent), then findings of the patient's social history up to their quota: each recorded
+    at a wellness visit and closed at the next one, the last ones open."""
+    rows: list[tuple[str, str, str, str | None]] = []
+    for c, onset in chronic:
+        ended = [o for d, o in chronic if c.code in d.ends and o > onset]
+        rows.append(
+            (onset.isoformat(), c.code, c.description, min(ended).isoformat() if ended else None)
+        )
     for a, onset in acute:
-        end = onset + timedelta(days=h.rng.randint(*a.days))
-        rows.append((onset.isoformat(), a.code, a.description, _past(end, h.today)))
+        over = onset + timedelta(days=h.rng.randint(*a.days))
+        rows.append((onset.isoformat(), a.code, a.description, _past(over, h.today)))
     left = max(0, h.quota.problems - len(rows))
     visits = h.wellness or [h.start]
     for i, visit in enumerate(visits):
         share = left // (len(visits) - i) if i < len(visits) - 1 else left
-        picked = h.rng.sample(catalog.FINDINGS, min(share, len(catalog.FINDINGS)))
+        true = life.findings(visit)
+        picked = [true[k] for k in sorted(h.rng.sample(range(len(true)), min(share, len(true))))]
         left -= len(picked)
-        closed = visits[i + 1].isoformat() if i + 1 < len(visits) else None
-        rows += [(visit.isoformat(), code, text, closed) for code, text in picked]
+        until = visits[i + 1].isoformat() if i + 1 < len(visits) else None
+        rows += [(visit.isoformat(), code, text, until) for code, text in picked]
     rows.sort(key=lambda r: r[0])
     pid = h.patient.id
     return [Condition(h.ids.next("conditions"), pid, c, d, o, e) for o, c, d, e in rows]
@@ -53,21 +88,27 @@ def _past(day: date, today: date) -> str | None:
 
 
 def acute_episodes(h: History) -> list[Episode]:
+    """1-8 acute problems, each diagnosed at a clinic visit on a weekday before today, no two
+    on one day."""
     count = h.rng.randint(1, 8)
-    out = [(h.rng.choice(catalog.ACUTE), h.day(h.start, h.today)) for _ in range(count)]
-    return sorted(out, key=lambda e: e[1])
+    yesterday = h.today - timedelta(days=1)
+    out: dict[date, catalog.Acute] = {}
+    for _ in range(count):
+        out[previous_weekday(h.day(h.start, yesterday))] = h.rng.choice(catalog.ACUTE)
+    return sorted(((a, d) for d, a in out.items()), key=lambda e: e[1])
 
 
 def medications(
-    h: History, chronic: list[catalog.Chronic], acute: list[Episode]
+    h: History, chronic: list[Case], acute: list[Episode]
 ) -> tuple[list[Medication], list[Prescription]]:
     """Every course ever taken (lifetime rows) and, for each still taken, its current
-    prescription: the renewal date, not the first start, under the same header."""
+    prescription: the renewal date, not the first start, under the same header. A long-term
+    drug starts at or after the diagnosis it treats, an acute course on its episode's day."""
     rows: list[tuple[str, str, str, str, str | None, str]] = []
-    for c in chronic:
+    for c, onset in chronic:
         prescriber = h.provider_for(c.specialty)
         for drug, dosage, directions in c.drugs:
-            first = h.day(h.start, h.today - timedelta(days=90))
+            first = h.day(onset, min(onset + timedelta(days=180), h.today - timedelta(days=30)))
             rows += _courses(h, first, prescriber, drug, dosage, directions)
     for a, onset in acute:
         for drug, dosage, directions in a.drugs:
@@ -115,47 +156,13 @@ def _courses(
         start = stop + timedelta(days=1)
 
 
-def _value(h: History, test: catalog.LabTest) -> str:
-    mid, spread = (test.low + test.high) / 2, (test.high - test.low) / 4
-    value = min(max(h.rng.gauss(mid, spread), test.low * 0.7), test.high * 1.3)
-    return f"{value:.{test.decimals}f}"
-
-
-def _draw(h: History) -> list[tuple[str, str]]:
-    """One lab visit's results: a few panels, (loinc, value) each."""
-    out: list[tuple[str, str]] = []
-    while not out:
-        for panel, chance in zip(catalog.PANELS, (0.7, 0.5, 0.6, 0.3, 0.35), strict=True):
-            if h.rng.random() < chance:
-                out += [(t.loinc, _value(h, t)) for t in panel]
-        if h.rng.random() < 0.2:
-            out += [(code, h.rng.choice(values)) for code, _, _, values in catalog.URINE]
-    return out
-
-
-def labs(h: History) -> list[LabResult]:
-    """Exactly the quota's rows, oldest first; most carry no time of day (00:00:00)."""
-    rows: list[tuple[str, int, tuple[str, str]]] = []
-    visit = 0
-    while len(rows) < h.quota.labs:
-        day = h.day(h.start, h.today - timedelta(days=1))
-        if h.rng.random() < 0.7:
-            at = f"{day.isoformat()}T00:00:00"
-        else:
-            at = f"{day.isoformat()}T{h.rng.randint(7, 17):02d}:{h.rng.randint(0, 59):02d}:00"
-        visit += 1
-        rows += [(at, visit, r) for r in _draw(h)]
-    rows = sorted(rows[: h.quota.labs], key=lambda r: (r[0], r[1]))
-    return [
-        LabResult(h.patient.id, seq, at, loinc, value)
-        for seq, (at, _, (loinc, value)) in enumerate(rows, 1)
-    ]
-
-
-def allergies(h: History) -> list[Allergy]:
+def allergies(h: History, meds: list[Medication]) -> list[Allergy]:
+    """1-4 allergies for half the patients, none to anything they were ever given."""
     if not h.quota.allergic:
         return []
-    picked = h.rng.sample(catalog.ALLERGENS, h.rng.randint(1, 4))
+    taken = {m.drug for m in meds}
+    fits = [a for a in catalog.ALLERGENS if not any(catalog.rules_out(a[0], d) for d in taken)]
+    picked = h.rng.sample(fits, min(len(fits), h.rng.randint(1, 4)))
     return [
         Allergy(
             h.ids.next("allergies"),
@@ -166,38 +173,4 @@ def allergies(h: History) -> list[Allergy]:
             h.day(h.start, h.today).isoformat(),
         )
         for substance, reaction in picked
-    ]
-
-
-def _doses(h: History) -> list[tuple[str, date]]:
-    """Which vaccines, when: yearly flu shots in some autumns, Td every ten years, …"""
-    out: list[tuple[str, date]] = []
-    for year in range(h.start.year, h.today.year + 1):
-        autumn = date(year, 9, 15) + timedelta(days=h.rng.randint(0, 60))
-        if h.start <= autumn <= h.today and h.rng.random() < 0.6:
-            out.append(("140", autumn))
-    td = h.day(h.start, h.today)
-    out.append(("113", td))
-    if td + timedelta(days=3650) < h.today:
-        out.append(("115", td + timedelta(days=3650)))
-    covid = date(2021, 3, 1)
-    if h.start <= covid and h.rng.random() < 0.8:
-        out += [("208", covid + timedelta(days=d + h.rng.randint(0, 20))) for d in (0, 28, 240)]
-    if h.age >= 50 and h.rng.random() < 0.6:
-        out.append(("187", h.day(max(h.start, h.today - timedelta(days=1500)), h.today)))
-    if h.age >= 65:
-        out.append(("133", h.day(max(h.start, h.today - timedelta(days=2000)), h.today)))
-    if h.age < 30:
-        out.append(("62", h.day(h.start, h.today)))
-    if h.rng.random() < 0.3:
-        out.append(("43", h.day(h.start, h.today)))
-    return sorted(out, key=lambda d: d[1])
-
-
-def immunizations(h: History) -> list[Immunization]:
-    names = dict(catalog.VACCINES)
-    return [
-        Immunization(h.ids.next("immunizations"), h.patient.id, cvx, names[cvx], day.isoformat())
-        for cvx, day in _doses(h)
-        if day <= h.today
     ]

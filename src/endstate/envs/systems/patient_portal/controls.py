@@ -9,6 +9,7 @@ PASSWORD = "Password"
 SIGN_IN = "Sign in"
 
 LAB_RESULTS = "Lab Results"
+IMAGING = "Imaging"
 PROBLEMS = "Problems"
 ALLERGIES = "Allergies"
 MEDICATIONS = "Medications"
@@ -22,6 +23,7 @@ PHARMACY = "Pharmacy"
 RECORDS_REQUEST = "Records request"
 NAV = (
     LAB_RESULTS,
+    IMAGING,
     PROBLEMS,
     ALLERGIES,
     MEDICATIONS,

@@ -1,5 +1,5 @@
 """What one patient's generation shares: the rng, the span of their records, their wellness
-visits, their care team and the population's running row ids."""
+visits, their care team, the population's running row ids and the practice's calendar."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from endstate.envs.systems.patient_portal.clinic import Calendar
 from endstate.envs.systems.patient_portal.model import Patient
 
 YEARS_OF_RECORDS = 16
@@ -40,6 +41,7 @@ class History:
     quota: Quota
     today: date
     ids: Ids
+    calendar: Calendar  # the practice's appointments so far, shared by every patient
     team: dict[str, str] = field(default_factory=dict)  # specialty -> provider id
     wellness: list[date] = field(default_factory=list)
 

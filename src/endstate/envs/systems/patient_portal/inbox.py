@@ -3,7 +3,7 @@ that need an answer (flagged in the data, never on the page: the reader must see
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 from endstate.envs.systems.patient_portal.history import History
 from endstate.envs.systems.patient_portal.model import (
@@ -69,6 +69,56 @@ TEMPLATES: tuple[tuple[str, str, bool], ...] = (
 )
 
 
+def _about(
+    h: History,
+    subject: str,
+    sent: date,
+    visits: list[Encounter],
+    meds: list[Medication],
+    booked: list[Appointment],
+    drawn: list[str],
+) -> tuple[date, dict[str, str]] | None:
+    """When a message of `subject` was sent and what it names, so that it only speaks of what
+    had happened by then (a visit, a lab draw, a drug still taken) or of an appointment days
+    away; None when the patient's record has nothing it could be about."""
+
+    def ago(days: list[date]) -> list[date]:
+        return [d for d in days if sent - timedelta(days=30) <= d < sent]
+
+    facts: dict[str, str] = {}
+    if subject.startswith("Upcoming"):
+        days = sorted(date.fromisoformat(a.starts_at[:10]) for a in booked)
+        soon = [d for d in days if d - timedelta(days=14) < h.today]
+        if not soon:
+            return None
+        day = h.rng.choice(soon)
+        sent = day - timedelta(days=h.rng.randint(1, 14))
+        if sent >= h.today:
+            sent = h.today - timedelta(days=1)
+        facts["day"] = day.isoformat()
+    elif subject.startswith("Your lab"):
+        found = ago(sorted({date.fromisoformat(d) for d in drawn}))
+        if not found:
+            return None
+        facts["day"] = h.rng.choice(found).isoformat()
+    elif subject.startswith(("Checking in", "Insurance")):
+        found = ago(sorted({date.fromisoformat(v.date) for v in visits}))
+        if not found:
+            return None
+        facts["day"] = h.rng.choice(found).isoformat()
+    elif subject.startswith("Question about your medication"):
+        on = sent.isoformat()
+        taking = [m.drug for m in meds if m.start <= on and (m.stop is None or m.stop > on)]
+        if not taking:
+            return None
+        facts["drug"] = h.rng.choice(sorted(set(taking)))
+    elif subject.startswith("Flu shots"):
+        sent = date(sent.year, 9, 1) + timedelta(days=h.rng.randint(0, 90))
+        if sent >= h.today:
+            sent = date(sent.year - 1, sent.month, sent.day)
+    return sent, facts
+
+
 def messages(
     h: History,
     visits: list[Encounter],
@@ -76,24 +126,27 @@ def messages(
     booked: list[Appointment],
     staff: dict[str, Provider],
     pharmacy: Pharmacy,
+    drawn: list[str],
 ) -> list[Message]:
-    """2-9 messages from the care team over the last two years, oldest first."""
+    """2-9 messages from the care team over the last two years, oldest first; each speaks
+    only of what the record holds by the day it was sent (`_about`)."""
     team = sorted({h.patient.pcp_id, *h.team.values()})
     since = h.today - timedelta(days=730)
-    recent = [v for v in visits if v.date >= since.isoformat()] or visits
     rows: list[tuple[str, str, str, str, bool]] = []
     for _ in range(h.rng.randint(2, 9)):
-        subject, body, ask = h.rng.choice(TEMPLATES)
+        while True:
+            subject, body, ask = h.rng.choice(TEMPLATES)
+            about = _about(
+                h, subject, h.day(since, h.today - timedelta(days=1)), visits, meds, booked, drawn
+            )
+            if about is not None:
+                break
+        sent, facts = about
         sender = staff[h.rng.choice(team)]
-        sent = h.day(since, h.today - timedelta(days=1))
-        day = h.rng.choice(recent).date if recent else sent.isoformat()
-        if subject.startswith("Upcoming"):
-            upcoming = [a for a in booked if a.status == "scheduled"]
-            day = h.rng.choice(upcoming).starts_at[:10] if upcoming else day
         text = body.format(
             first=h.patient.first,
-            day=mdy(day),
-            drug=h.rng.choice(meds).drug if meds else "your current medications",
+            day=mdy(facts.get("day", sent.isoformat())),
+            drug=facts.get("drug", ""),
             pharmacy=pharmacy.name,
             who=f"Dr. {sender.last}" if sender.credential in ("MD", "DO") else sender.first,
         )

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from endstate.rules.coverage import in_force
+
 
 @dataclass(frozen=True)
 class Provider:
@@ -38,6 +40,24 @@ class Patient:
     password: str
     pcp_id: str
     pharmacy_id: str
+
+
+@dataclass(frozen=True)
+class Insurance:
+    """A period of a patient's coverage by one of the world's plans (its id, payer, name and
+    kind are the world's), as the billing page shows it."""
+
+    id: str  # INS-000001
+    patient_id: str
+    plan_id: str  # the world's plan id (GSC-MCD, BVH-PPO, ...)
+    payer: str
+    plan: str  # the plan's name
+    kind: str  # the plan's kind: commercial | medicare_advantage | medicaid_mco | delegated_group
+    member_id: str
+    group_number: str  # "" for government plans
+    copay: float  # the office-visit copay (0 where the plan allows no cost sharing)
+    effective: str
+    termination: str | None  # None: in force today
 
 
 @dataclass(frozen=True)
@@ -91,6 +111,21 @@ class LabResult:
     collected: str  # ISO date and time
     loinc: str
     value: str
+
+
+@dataclass(frozen=True)
+class Imaging:
+    """An imaging study and its report's impression, ordered for one of the patient's problems."""
+
+    id: int
+    patient_id: str
+    date: str
+    modality: str  # XR | CT | MRI
+    study: str
+    site: str  # the body site imaged: a plain film never follows an MRI of the same one
+    reason: str  # the problem it was ordered for, as the problem list words it
+    impression: str
+    ordered_by: str  # provider id
 
 
 @dataclass(frozen=True)
@@ -167,6 +202,7 @@ class Chart:
     medications: list[Medication]
     prescriptions: list[Prescription]
     labs: list[LabResult]
+    imaging: list[Imaging]
     allergies: list[Allergy]
     immunizations: list[Immunization]
     encounters: list[Encounter]
@@ -182,11 +218,13 @@ class Population:
     providers: tuple[Provider, ...]
     pharmacies: tuple[Pharmacy, ...]
     patients: tuple[Patient, ...]
+    insurance: tuple[Insurance, ...]
     lab_tests: tuple[LabTest, ...]
     conditions: tuple[Condition, ...]
     medications: tuple[Medication, ...]
     prescriptions: tuple[Prescription, ...]
     labs: tuple[LabResult, ...]
+    imaging: tuple[Imaging, ...]
     allergies: tuple[Allergy, ...]
     immunizations: tuple[Immunization, ...]
     encounters: tuple[Encounter, ...]
@@ -199,3 +237,14 @@ class Population:
 
     def provider(self, provider_id: str) -> Provider:
         return next(p for p in self.providers if p.id == provider_id)
+
+    def coverage_on(self, patient_id: str, day: str) -> Insurance | None:
+        """The patient's coverage in force on a day (ISO), if any (rules.coverage)."""
+        return next(
+            (
+                c
+                for c in self.insurance
+                if c.patient_id == patient_id and in_force(c.effective, c.termination, day)
+            ),
+            None,
+        )

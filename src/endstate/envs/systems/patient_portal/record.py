@@ -1,4 +1,4 @@
-"""The health record: lab results, problems, allergies, medications, prescriptions,
+"""The health record: lab results, imaging, problems, allergies, medications, prescriptions,
 immunizations and visits — each the whole list on one page, as real portals show them.
 
 The failure modes are kept on purpose (docs/patient-portal.md): lab dates printed as
@@ -56,6 +56,16 @@ def _lab_rows(ctx: Ctx, patient_id: str) -> Markup:
 @endpoint(SYSTEM, login=True)
 async def labs(ctx: Ctx) -> Response:
     return ctx.render("patient_portal/labs.html", rows=_lab_rows(ctx, patient(ctx)["id"]))
+
+
+@endpoint(SYSTEM, login=True)
+async def imaging(ctx: Ctx) -> Response:
+    """Every study, newest first, with the impression its report gave."""
+    rows = ctx.db.rows(
+        "SELECT * FROM pp_imaging WHERE patient_id = ? ORDER BY date DESC, id DESC",
+        (patient(ctx)["id"],),
+    )
+    return ctx.render("patient_portal/imaging.html", rows=rows, names=provider_names(ctx))
 
 
 @endpoint(SYSTEM, login=True)

@@ -14,6 +14,10 @@ CREATE TABLE pp_patients (
   dob TEXT NOT NULL, phone TEXT NOT NULL, email TEXT NOT NULL, address TEXT NOT NULL,
   username TEXT NOT NULL UNIQUE, password TEXT NOT NULL, pcp_id TEXT NOT NULL,
   pharmacy_id TEXT NOT NULL);
+CREATE TABLE pp_insurance (
+  id TEXT PRIMARY KEY, patient_id TEXT NOT NULL, plan_id TEXT NOT NULL, payer TEXT NOT NULL,
+  plan TEXT NOT NULL, kind TEXT NOT NULL, member_id TEXT NOT NULL, group_number TEXT NOT NULL,
+  copay REAL NOT NULL, effective TEXT NOT NULL, termination TEXT);
 CREATE TABLE pp_conditions (
   id INTEGER PRIMARY KEY, patient_id TEXT NOT NULL, code TEXT NOT NULL,
   description TEXT NOT NULL, onset TEXT NOT NULL, end_date TEXT);
@@ -28,6 +32,10 @@ CREATE TABLE pp_lab_tests (loinc TEXT PRIMARY KEY, test TEXT NOT NULL, units TEX
 CREATE TABLE pp_labs (
   patient_id TEXT NOT NULL, seq INTEGER NOT NULL, collected TEXT NOT NULL,
   loinc TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (patient_id, seq)) WITHOUT ROWID;
+CREATE TABLE pp_imaging (
+  id INTEGER PRIMARY KEY, patient_id TEXT NOT NULL, date TEXT NOT NULL, modality TEXT NOT NULL,
+  study TEXT NOT NULL, site TEXT NOT NULL, reason TEXT NOT NULL, impression TEXT NOT NULL,
+  ordered_by TEXT NOT NULL);
 CREATE TABLE pp_allergies (
   id INTEGER PRIMARY KEY, patient_id TEXT NOT NULL, substance TEXT NOT NULL,
   reaction TEXT NOT NULL, severity TEXT NOT NULL, noted TEXT NOT NULL);

@@ -21,6 +21,7 @@ PROBES = ["/login"]
 BEHIND_LOGIN = (
     "/home",
     "/labs",
+    "/imaging",
     "/problems",
     "/allergies",
     "/medications",
