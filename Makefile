@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SHARED ?= ../shared
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system demo test lint bench clean
+.PHONY: setup system demo test lint bench audit-sweep clean
 
 system:
 	bash scripts/system-deps.sh
@@ -31,6 +31,10 @@ lint: setup
 # red team's unsandboxed attackers (one file) never meet another red-team run.
 test: lint
 	$(BIN)/pytest -q -n 2 --dist loadfile
+
+# The answer-key audit over twenty fresh worlds (CI runs three: tests/builtin/test_audit.py).
+audit-sweep: $(STAMP)
+	bash scripts/audit-sweep.sh
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_scoring.py --write docs/benchmarks.md

@@ -803,3 +803,16 @@ def test_validation_fails_a_task_the_audit_contradicts_or_its_end_state_does_not
         state(),
     )
     assert unkeyed.unkeyed and not unkeyed.audited and unkeyed.audit == []
+
+
+@pytest.mark.parametrize("seed", [3, 91731, 20261203])
+def test_fresh_corpora_of_unused_seeds_hold_no_disagreement(seed: int, tmp_path: Path) -> None:
+    """The CI subset of the sweep (`make audit-sweep` runs twenty seeds): a full corpus made
+    from a world nobody tuned against, every answer key re-derived without a template."""
+    from endstate.builtin.audit import audit_corpus
+    from endstate.builtin.generator import generate_corpus
+
+    generate_corpus(seed, 63, tmp_path / "corpus")
+    report = audit_corpus(tmp_path / "corpus")
+    assert report.findings == [], report.findings[:3]
+    assert report.audited == 63

@@ -384,6 +384,32 @@ def test_bad_executor_flags_are_one_line_each_and_start_nothing(
     assert list(tmp_path.iterdir()) == []  # no run directory was made
 
 
+def _with_rubric(root: Path, pattern: str) -> Path:
+    """Built-in tasks (graded by rules alone) with one rubric check each, and three of them
+    asking the same question of the same note: a corpus that needs a judge."""
+    import fnmatch
+
+    for path in sorted(builtin_corpus_path().rglob("*.json")):
+        if path.name == "endstate.lock.json" or not fnmatch.fnmatch(path.stem, pattern):
+            continue
+        task = json.loads(path.read_text())
+        task["checks"].append(
+            {
+                "type": "llm_judge",
+                "description": "The note reads as a person wrote it",
+                "student_answer": "{{ ehr.notes[-1].body }}",
+                "student_answer_context": "referral note",
+                "rubric": "Is the note written in plain sentences? Score 1.0 if yes, 0.0 if no.",
+                "points": 1,
+                "category": "Documentation",
+            }
+        )
+        out = root / path.parent.name / path.name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(task))
+    return root
+
+
 def test_rubric_checks_are_judged_on_the_driver_with_its_cache(
     cluster: Cluster, chat: ChatDouble, tmp_path: Path
 ) -> None:
@@ -394,10 +420,11 @@ def test_rubric_checks_are_judged_on_the_driver_with_its_cache(
         "--judge-cache", tmp_path / "verdicts.sqlite",
     ]  # fmt: skip
     ray = ["--executor", "ray", "--ray-address", cluster.address, "--workers", "2"]
+    corpus = _with_rubric(tmp_path / "corpus", "pa-*-00[1-3]")
     runs = []
     for name, executor in (("ray", ray), ("local", [])):
         run = endstate(
-            "run", "--tasks", "pa-*-00[1-3]", "--out", tmp_path / name, *judge, *executor,
+            "run", "--corpus", corpus, "--out", tmp_path / name, *judge, *executor,
             env=cluster.env,
         )  # fmt: skip
         assert run.returncode == 0, run.stderr[-3000:]

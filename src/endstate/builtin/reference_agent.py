@@ -64,8 +64,7 @@ class ReferenceAgent(InProcessAgent):
         if steps is None:
             return AgentOutcome(
                 claim="error",
-                error=f"no reference trajectory for task {ctx.projection.task_id} in "
-                f"{self.corpus}",
+                error=f"no reference trajectory for task {ctx.projection.task_id} in {self.corpus}",
             )
         started = time.monotonic()
         with attempt_downloads(self.options, ctx) as downloads:

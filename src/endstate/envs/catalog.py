@@ -407,6 +407,7 @@ DME_ITEMS: tuple[DmeItem, ...] = (
     ),
 )
 
+
 @dataclass(frozen=True)
 class Supplier:
     """A DME supplier and the product categories it is accredited to furnish
