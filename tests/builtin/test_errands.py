@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 from endstate.builtin.errands import ERRANDS_COUNT, ERRANDS_SEED, errands_corpus_path
 from endstate.builtin.errands.archetypes import ARCHETYPES
 from endstate.builtin.errands.chart import ChartView
-from endstate.builtin.errands.generator import ERRANDS_VERSION, generate_errands, require_clean
-from endstate.builtin.errands.lint import errand_problems
+from endstate.builtin.errands.generator import ERRANDS_VERSION, generate_errands
 from endstate.builtin.generator import GenerationError
+from endstate.builtin.task_lint import require_clean, task_problems
 from endstate.cli import app
 from endstate.cli.builtin import corpus_extra_app
 from endstate.corpus.loader import load_corpus
@@ -139,7 +139,7 @@ def test_a_balance_the_rules_forbid_is_refused(monkeypatch: pytest.MonkeyPatch) 
 
 def test_every_errand_string_is_filled_in_and_a_planted_one_is_refused() -> None:
     made = generate_errands(ERRANDS_SEED, 7)
-    assert all(errand_problems(g.data) == [] for g in made)
+    assert all(task_problems(g.data) == [] for g in made)
     first = made[0]
     planted = replace(first, data={**first.data, "instruction": "Hi, this is {first}.  Help."})
     with pytest.raises(GenerationError) as refused:
@@ -148,7 +148,7 @@ def test_every_errand_string_is_filled_in_and_a_planted_one_is_refused() -> None
     assert f"{first.data['id']}: instruction has a doubled space" in text
     gold = {**first.data["checks"][0], "expected": "nan"}
     nan = replace(first, data={**first.data, "checks": [gold, *first.data["checks"][1:]]})
-    assert errand_problems(nan.data) == [
+    assert task_problems(nan.data) == [
         f"{first.data['id']}: checks[0].expected has 'nan' where a value belongs: 'nan'"
     ]
 

@@ -173,3 +173,31 @@ def test_catches_ranks_coordination_of_benefits_would_not_give() -> None:
         w.coverages[next(i for i, x in enumerate(w.coverages) if x.id == c.id)] = c
     found = problems(w)
     assert _named(found, first.id, "ranked 2, but coordination of benefits puts it 1")
+
+
+def test_catches_strings_that_do_not_read_as_written_text() -> None:
+    w = fresh()
+    p = w.patients[0]
+    w.patients[0] = replace(p, address=f"{p.address}  ", first="")
+    doc = w.documents[0]
+    w.documents[0] = replace(doc, text=doc.text + "\nPlan: {plan}\nReviewed by None.")
+    found = problems(w)
+    assert _named(found, p.mrn, "field address has leading or trailing white space")
+    assert _named(found, p.mrn, "field first is empty")
+    assert _named(found, doc.id, "field text has an unfilled placeholder {plan}")
+    # A report's layout (an indented list, header columns) is not a slip.
+    w = fresh()
+    w.documents[0] = replace(doc, text="REPORT\nPatient: A    DOB: 01/01/1990\n  - item one")
+    assert not _named(problems(w), doc.id, "field text")
+
+
+def test_a_generated_task_with_a_slip_in_its_text_is_refused() -> None:
+    from endstate.builtin.generator import GenerationError, generate
+    from endstate.builtin.task_lint import require_clean, task_problems
+
+    made = generate(3, 6)
+    assert all(task_problems(g.data) == [] for g in made)
+    first = made[0]
+    slipped = replace(first, data={**first.data, "instruction": first.data["instruction"] + " "})
+    with pytest.raises(GenerationError, match=f"{first.data['id']}: instruction has leading"):
+        require_clean([slipped, *made[1:]])

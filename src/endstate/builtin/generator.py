@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from endstate.builtin.task_lint import require_clean
 from endstate.builtin.templates import (
     BUILTIN_TEMPLATES,
     FAMILIES,
@@ -187,6 +188,7 @@ def generate(
             task_id = f"{ID_PREFIX[family]}-{seed}-g{GENERATOR_VERSION}-{n:03d}"
             data = _task_data(draft, template, view, task_id)
             out.append(Generated(f"{family}/{task_id}.json", data))
+    require_clean(out)
     return out
 
 

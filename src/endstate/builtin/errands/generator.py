@@ -22,8 +22,8 @@ from endstate.builtin.errands.actions import WriteLeg, sign_in
 from endstate.builtin.errands.archetypes import ARCHETYPES, Archetype
 from endstate.builtin.errands.chart import ChartView
 from endstate.builtin.errands.legs import ReadLeg
-from endstate.builtin.errands.lint import errand_problems
 from endstate.builtin.generator import Generated, GenerationError, write_corpus
+from endstate.builtin.task_lint import require_clean
 from endstate.builtin.templates.common import Mutation, Traj
 from endstate.corpus.lock import CorpusLock
 from endstate.corpus.native import FORMAT
@@ -228,20 +228,8 @@ def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[
     for n, (_, _, data) in enumerate(drafts, start=1):
         task_id = f"{ID_PREFIX}-{seed}-{n:03d}"
         out.append(Generated(f"{FAMILY}/{task_id}.json", {"id": task_id, **data}))
-    require_clean(out)
+    require_clean(out, "errand")
     return out
-
-
-def require_clean(tasks: list[Generated]) -> None:
-    """Refuse errands whose strings are not filled in as text (lint.py), naming each field."""
-    found = [line for g in tasks for line in errand_problems(g.data)]
-    if found:
-        more = f"\n... and {len(found) - 30} more" if len(found) > 30 else ""
-        raise GenerationError(
-            f"{len(found)} errand strings are not filled in as text:\n"
-            + "\n".join(found[:30])
-            + more
-        )
 
 
 def generate_errand_corpus(

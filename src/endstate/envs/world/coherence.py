@@ -24,6 +24,7 @@ from endstate.envs.world.model import (
     World,
 )
 from endstate.envs.world.payer_coherence import payer_problems
+from endstate.envs.world.text_coherence import text_problems
 from endstate.rules import dme as dme_rules
 
 _NOTE_COURSE = re.compile(r"despite (\d+) weeks of ([^.]+)\.")
@@ -51,6 +52,7 @@ def problems(world: World) -> list[str]:
     out += date_problems(world)
     out += payer_problems(world)  # the payer rules: windows, benefit order, claims, orders
     out += therapy_age_problems(world)
+    out += text_problems(world)  # every string reads as written text
     return out
 
 

@@ -118,4 +118,4 @@ class PriorRequestsGen(GenBase):
 def _draft_of(text: str) -> str:
     """The same document as an unsigned draft: marked, and without its signature line."""
     lines = [ln for ln in text.splitlines() if "signed" not in ln.lower()]
-    return f"{_DRAFT_MARK} signature.\n" + "\n".join(lines)
+    return f"{_DRAFT_MARK} signature.\n" + "\n".join(lines).rstrip()

@@ -1,11 +1,10 @@
 """Every string the population holds is filled in and reads as written text: no empty required
 field, no leading, trailing or doubled spaces, no template placeholder left unfilled
 (`{first}`), no `None` or `nan` where a value should be. The same lint runs over the errands
-(builtin/errands/lint.py)."""
+(builtin/task_lint.py)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import fields, is_dataclass
 from datetime import date
@@ -13,41 +12,13 @@ from functools import cache
 from typing import Any
 
 from endstate.envs.systems.patient_portal.model import Population
+from endstate.envs.text_lint import string_problem
 
-_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
-_NULLISH = re.compile(r"\b(?:None|nan|NaN|null|undefined)\b")
-# Anything any rule below could object to: most strings are clean, and skip the rest at once.
-_SUSPECT = re.compile(r"^\s|\s$|  |[\n\r\t]|\{[^{}]*\}|\b(?:None|nan|NaN|null|undefined)\b")
 # Fields allowed to be empty: a urine test strip's result has no units, a government plan no
 # group number.
 OPTIONAL = frozenset({("LabTest", "units"), ("Insurance", "group_number")})
 # Fields whose text runs over several lines (a message body): each line is linted alone.
 MULTILINE = frozenset({("Message", "body")})
-
-
-def string_problem(value: str, *, required: bool = True, multiline: bool = False) -> str | None:
-    """What is wrong with one generated string, or None when it reads as written text."""
-    if value == "":
-        return "is empty" if required else None
-    if not _SUSPECT.search(value):
-        return None
-    if value != value.strip():
-        return "has leading or trailing white space"
-    lines = value.split("\n") if multiline else [value]
-    if not multiline and ("\n" in value or "\r" in value or "\t" in value):
-        return "has a line break or tab in a one-line field"
-    for line in lines:
-        if line != line.rstrip() or line != line.lstrip(" "):
-            return "has a line with leading or trailing spaces"
-        if "  " in line:
-            return "has a doubled space"
-    found = _PLACEHOLDER.search(value)
-    if found:
-        return f"has an unfilled placeholder {found.group()}"
-    found = _NULLISH.search(value)
-    if found:
-        return f"has {found.group()!r} where a value belongs"
-    return None
 
 
 def _label(record: Any) -> str:
