@@ -69,6 +69,7 @@ class Directory:
     providers: tuple[SchedProvider, ...]
     slots: tuple[Slot, ...]
     lookalikes: tuple[LookAlike, ...]
+    locations: tuple[tuple[str, str], ...] = LOCATIONS  # (id, name)
 
     @property
     def plain(self) -> tuple[SchedPatient, ...]:
@@ -178,7 +179,7 @@ def seed_directory(conn: sqlite3.Connection, seed: int, clock: str) -> None:
     conn.executemany(
         "INSERT INTO sc_providers VALUES (?, ?, ?)", [astuple(p) for p in found.providers]
     )
-    conn.executemany("INSERT INTO sc_locations VALUES (?, ?)", LOCATIONS)
+    conn.executemany("INSERT INTO sc_locations VALUES (?, ?)", found.locations)
     conn.executemany(
         "INSERT INTO sc_slots VALUES (?, ?, ?, ?, ?)", [astuple(s) for s in found.slots]
     )
