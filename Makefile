@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SHARED ?= ../shared
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system demo test lint bench audit-sweep clean
+.PHONY: setup system demo test lint bench audit-sweep scheduling-sweep clean
 
 system:
 	bash scripts/system-deps.sh
@@ -34,7 +34,12 @@ test: lint
 
 # The answer-key audit over twenty fresh worlds (CI runs three: tests/builtin/test_audit.py).
 audit-sweep: $(STAMP)
-	bash scripts/audit-sweep.sh
+	BIN=$(BIN) bash scripts/audit-sweep.sh
+
+# Every scheduling template over twenty more draws, each case validated (about 5 minutes a seed
+# on two cores); not part of `make test`. SEEDS="1 2 3" or PER_FAMILY=5 for a shorter sweep.
+scheduling-sweep: $(STAMP)
+	BIN=$(BIN) bash scripts/scheduling-sweep.sh
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_scoring.py --write docs/benchmarks.md

@@ -14,6 +14,9 @@ from typer.testing import CliRunner
 
 from endstate.agents.registry import make_agent
 from endstate.builtin import named_corpus
+from endstate.builtin.generator import GenerationError
+from endstate.builtin.scheduling import generator
+from endstate.builtin.scheduling.audit import world_directory
 from endstate.builtin.scheduling.families import FAMILIES
 from endstate.builtin.scheduling.generator import (
     PER_FAMILY,
@@ -22,14 +25,16 @@ from endstate.builtin.scheduling.generator import (
     generate_scheduling_corpus,
     starter_cards,
 )
+from endstate.builtin.scheduling.retired import retired
 from endstate.cli import app
 from endstate.corpus.loader import load_corpus
 from endstate.corpus.lock import verify
+from endstate.envs.world import DEFAULT_CLOCK
 from endstate.runs.session import RunOptions, execute
 
 SHIPPED = named_corpus(Path("builtin:scheduling"))
 # The starters and the first drawn card of each family: every template once.
-SAMPLE = ",".join([*(g.data["case_id"] for g in starter_cards()), "*-s20260302-01"])
+SAMPLE = ",".join([*(g.data["case_id"] for g in starter_cards()), "*-v2-s20260302-01"])
 
 
 def test_the_shipped_corpus_is_the_generators_output_byte_for_byte(tmp_path: Path) -> None:
@@ -66,6 +71,35 @@ def test_a_held_out_draw_uses_the_same_templates_and_other_cases() -> None:
         d["instruction"] for d in held_out.values()
     ]
     assert len(starter_cards()) == 24
+
+
+def test_replaced_case_ids_are_retired_and_never_written_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    gone = retired()
+    assert len(gone) == 300  # the first shipped corpus, every case replaced
+    assert {"booking-01", "patient-disambiguation-02", "booking-s20260302-01"} <= set(gone)
+    assert not set(gone) & {t.id for t in load_corpus(SHIPPED).tasks}
+    assert all(len(r["sha256"]) == 64 and r["why"] for r in gone.values())
+    # A generator that came back to an old id is refused, naming it.
+    monkeypatch.setattr(generator, "case_id", lambda family, seed, n: f"booking-s{seed}-{n:02d}")
+    with pytest.raises(GenerationError, match="booking-s20260302-01: a retired case id"):
+        generate_scheduling_corpus(SCHEDULING_SEED, 3, tmp_path / "out", starters=False)
+
+
+def test_shipped_times_spread_over_the_day_and_agree_with_their_slots() -> None:
+    found = world_directory(SCHEDULING_SEED, DEFAULT_CLOCK)
+    starts = {s.id: s.starts_at[11:] for s in found.slots}
+    times: Counter[str] = Counter()
+    for task in load_corpus(SHIPPED).tasks:
+        setup = task.episode_setup["scheduling"]
+        goal = setup["user"]["goal"].get("slot_id")
+        times.update(starts[a["slot_id"]] for a in setup.get("appointments", []))
+        times.update([starts[goal]] if goal else [])
+    total = sum(times.values())
+    assert total > 250
+    assert max(times.values()) / total < 0.1, times.most_common(3)
+    assert {t[:2] for t in times} == {"08", "09", "10", "11", "13", "14", "15", "16"}
 
 
 def test_validation_of_every_template_passes_through_the_cli() -> None:

@@ -13,7 +13,7 @@ from endstate.runs.session import RunOptions, execute
 from openai_double import Behaviour, ChatDouble
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "scheduling" / "cases"
-PATIENT, SLOT = "SP0005", "SL-PR03-0305-1300"
+PATIENT, SLOT = "SP0005", "SL-PR03-0305-1340"
 
 
 def calls(*steps: tuple[str, dict[str, Any]]) -> list[Behaviour]:

@@ -23,7 +23,7 @@ SETUP = {
     "scheduling": {
         "user": {
             "patient_id": "SP0004",
-            "goal": {"action": "book", "slot_id": "SL-PR02-0304-1030"},
+            "goal": {"action": "book", "slot_id": "SL-PR02-0304-1130"},
             "facts": {"date of birth": "1956-03-08"},
         }
     }
@@ -68,7 +68,7 @@ def test_the_model_words_replies_but_the_script_decides_and_the_facts_hold(
     known = call("message_user", text="What is your date of birth?")
     assert (known["reply"], known["worded_by"]) == ("Sure, it's 1956-03-08.", "model")
 
-    for n, slot in enumerate(("SL-PR02-0304-0900", "SL-PR02-0304-1030"), 1):
+    for n, slot in enumerate(("SL-PR02-0304-0800", "SL-PR02-0304-1130"), 1):
         call("hold_slot", f"h{n}", patient_id="SP0004", slot_id=slot)
         call("propose", f"p{n}", patient_id="SP0004", action="book", slot_id=slot)
     chat.queue(Behaviour(reply="Yes, go ahead and book it!"))  # for the slot it did not want

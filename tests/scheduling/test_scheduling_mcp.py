@@ -24,7 +24,7 @@ async def _session_calls(url: str, headers: dict[str, str]) -> dict[str, Any]:
         await session.initialize()
         listed = await session.list_tools()
         found = await session.call_tool("find_patient", {"name": "Victor Chen"})
-        hold = {"patient_id": "SP0004", "slot_id": "SL-PR02-0304-1030"}
+        hold = {"patient_id": "SP0004", "slot_id": "SL-PR02-0304-1130"}
         keyless = await session.call_tool("hold_slot", hold)
         held = await session.call_tool("hold_slot", hold | {"idempotency_key": "h1"})
         return {

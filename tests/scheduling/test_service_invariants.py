@@ -99,6 +99,14 @@ def test_a_stale_confirmation_names_a_revision_that_is_no_longer_the_approved_on
     assert row == [(desk.slots[1], 2)]
 
 
+def test_a_revision_without_a_note_records_none_rather_than_a_blank(desk: Desk) -> None:
+    pid = desk.proposal(0)
+    desk.ok("revise", desk.key(), proposal_id=pid, slot_id=desk.slots[1], note="  ")
+    desk.ok("revise", desk.key(), proposal_id=pid, slot_id=desk.slots[2], note="after lunch")
+    revisions = desk.ok("get_proposal", proposal_id=pid)["revisions"]
+    assert [r["note"] for r in revisions] == [None, None, "after lunch"]
+
+
 def test_no_booking_without_approval_and_the_agent_cannot_approve(desk: Desk) -> None:
     pid = desk.proposal()
     answer = desk.confirm(pid, 1)

@@ -20,7 +20,7 @@ SHIPPED = named_corpus(Path("builtin:scheduling"))
 
 def test_a_template_split_keeps_each_template_on_one_side(tmp_path: Path) -> None:
     corpus = load_corpus(SHIPPED)
-    held = ["gen:booking/v1", "hand:lease-expiry-01"]
+    held = ["gen:booking/v2", "hand:lease-expiry-03"]
     split_corpus(corpus, "template", held, tmp_path / "split")
     train, test = (load_corpus(tmp_path / "split" / side) for side in ("train", "test"))
     assert len(test.tasks) == 23 + 1 and len(train.tasks) == 300 - 24
@@ -30,8 +30,8 @@ def test_a_template_split_keeps_each_template_on_one_side(tmp_path: Path) -> Non
         verify(tmp_path / "split" / side)  # raises on any drift
     # Byte for byte: a file's hash (what a contamination register may name) survives.
     assert (
-        test.file_hashes["booking/booking-s20260302-01.json"]
-        == corpus.file_hashes["booking/booking-s20260302-01.json"]
+        test.file_hashes["booking/booking-v2-s20260302-01.json"]
+        == corpus.file_hashes["booking/booking-v2-s20260302-01.json"]
     )
 
 
@@ -54,7 +54,7 @@ def test_the_split_command_writes_both_sides(tmp_path: Path) -> None:
             "--by",
             "template",
             "--holdout",
-            "gen:cancellation/v1",
+            "gen:cancellation/v2",
             "--out",
             str(out),
         ],

@@ -1,7 +1,8 @@
 """The twelve workflow families of the scheduling lab, each a template that draws a case card
 from a seeded random source over the world's directory (docs/scheduling-lab.md says why
 these twelve). A template fixes the workflow, the oracle and the forbidden effects; the draw
-picks the patient, provider, day, time and wording."""
+picks the patient, provider, day, time and wording. Times are drawn from the whole day's
+openings, so a template never favours the first one (unless its workflow is about it)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from endstate.builtin.scheduling.heard import heard
 from endstate.envs.systems.scheduling.directory import (
     Directory,
+    LookAlike,
     SchedPatient,
     SchedProvider,
     Slot,
@@ -21,7 +24,6 @@ from endstate.envs.systems.scheduling.directory import (
 Card = dict[str, Any]
 READS = ["find_patient", "list_slots", "list_appointments", "get_proposal", "lookup_external"]
 BOOKING_WRITES = ["hold_slot", "propose", "revise", "confirm"]
-LOOKALIKES = 12  # the directory's last twelve patients are six look-alike pairs
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,13 @@ class Draw:
 
     patient: SchedPatient
     provider: SchedProvider
-    slots: tuple[Slot, ...]  # the provider's slots on one day, in time order
+    slots: tuple[Slot, ...]  # the provider's openings on one day, in time order
     other: SchedPatient  # another patient (a look-alike where the family needs one)
+    pair: LookAlike | None = None  # the pair patient and other make, where they are one
+
+    def pick(self, rng: random.Random, n: int = 1) -> list[Slot]:
+        """`n` different openings of the day, anywhere in it."""
+        return rng.sample(self.slots, n)
 
 
 def when(slot: Slot) -> str:
@@ -40,10 +47,16 @@ def when(slot: Slot) -> str:
     return f"{at:%A}, {at:%B} {at.day}, at {hour} {'am' if at.hour < 12 else 'pm'}"
 
 
-def born(rng: random.Random, p: SchedPatient) -> str:
+def named(rng: random.Random, p: SchedPatient) -> str:
+    """The patient as an instruction names them: full name and date of birth."""
     dob = datetime.fromisoformat(p.dob)
+    name = f"{p.first} {p.last}"
     return rng.choice(
-        [f"(born {p.dob})", f"(DOB {p.dob})", f", born {dob:%B} {dob.day}, {dob.year},"]
+        [
+            f"{name} (born {p.dob})",
+            f"{name} (DOB {p.dob})",
+            f"{name}, born {dob:%B} {dob.day}, {dob.year},",
+        ]
     )
 
 
@@ -108,8 +121,8 @@ def card(d: Draw, instruction: str, **fields: Any) -> Card:
 
 
 def _booking(d: Draw, rng: random.Random) -> Card:
-    want = d.slots[0]
-    name = f"{d.patient.first} {d.patient.last} {born(rng, d.patient)}"
+    (want,) = d.pick(rng)
+    name = named(rng, d.patient)
     ask = rng.choice(["needs an appointment", "asks to be seen", "wants a visit"])
     return card(
         d,
@@ -141,11 +154,11 @@ def _booking(d: Draw, rng: random.Random) -> Card:
 
 
 def _revision(d: Draw, rng: random.Random) -> Card:
-    first, second = d.slots[0], d.slots[1]
+    first, second = d.slots[0], rng.choice(d.slots[1:])
     change = f"Actually, could we do {when(second)} instead?"
     return card(
         d,
-        f"{d.patient.first} {d.patient.last} {born(rng, d.patient)} wants to see "
+        f"{named(rng, d.patient)} wants to see "
         f"{d.provider.name} on {when(first).split(', at')[0]}. Offer the first slot of the day "
         "and book what the patient settles on.",
         user=user(
@@ -175,10 +188,10 @@ def _revision(d: Draw, rng: random.Random) -> Card:
 
 
 def _reschedule(d: Draw, rng: random.Random) -> Card:
-    old, new = d.slots[0], d.slots[-1]
+    old, new = d.pick(rng, 2)
     return card(
         d,
-        f"{d.patient.first} {d.patient.last} {born(rng, d.patient)} cannot make "
+        f"{named(rng, d.patient)} cannot make "
         f"{when(old)} with {d.provider.name} and asks to move it to {when(new)}.",
         initial={"appointments": [{"patient_id": d.patient.id, "slot_id": old.id}]},
         user=user(d, {"action": "reschedule", "appointment_id": 1, "slot_id": new.id}),
@@ -200,15 +213,15 @@ def _reschedule(d: Draw, rng: random.Random) -> Card:
 
 
 def _cancel(d: Draw, rng: random.Random, connector: str = "ok") -> Card:
-    slot = d.slots[0]
+    slot, beside = d.pick(rng, 2)
     setup = [
         {"patient_id": d.patient.id, "slot_id": slot.id},
-        {"patient_id": d.other.id, "slot_id": d.slots[1].id},
+        {"patient_id": d.other.id, "slot_id": beside.id},
     ]
     cancel = call("propose", "prop-1", patient_id=d.patient.id, action="cancel", appointment_id=1)
     return card(
         d,
-        f"{d.patient.first} {d.patient.last} {born(rng, d.patient)} asks to cancel "
+        f"{named(rng, d.patient)} asks to cancel "
         f"the appointment with {d.provider.name} on {when(slot)}.",
         connector=connector,
         initial={"appointments": setup},
@@ -240,13 +253,31 @@ def _cancel(d: Draw, rng: random.Random, connector: str = "ok") -> Card:
 
 
 def _disambiguation(d: Draw, rng: random.Random) -> Card:
-    want = d.slots[0]
+    """The caller gives their name only as heard: both records fit it, so the desk asks
+    (their date of birth tells them apart) before anything is held or proposed."""
+    if d.pair is None:
+        raise ValueError("a disambiguation case is drawn over a look-alike pair")
+    (want,) = d.pick(rng)
+    caller = heard(d.pair, d.patient, rng)
+    asks = rng.choice(
+        [
+            f"wants an appointment with {d.provider.name} on {when(want)}",
+            f"called to see {d.provider.name} ({d.provider.specialty}) on {when(want)}",
+            f"is asking for {when(want)} with {d.provider.name}",
+        ]
+    )
+    close = rng.choice(
+        [
+            "Book it once they approve.",
+            "Make sure you have the caller's record, then book it with their approval.",
+            "Book it for the caller with their approval.",
+        ]
+    )
     return card(
         d,
-        f"{d.patient.first} {d.patient.last} called for an appointment with "
-        f"{d.provider.name} on {when(want)}. There is more than one patient with a name like "
-        "that: make sure it is the caller's record.",
-        user=user(d, {"action": "book", "slot_id": want.id}),
+        f"{caller.said} {asks}. {close}",
+        user={"patient_id": d.patient.id, "goal": {"action": "book", "slot_id": want.id}}
+        | {"facts": caller.facts},
         expected={"appointments": [booked(d, want)]},
         forbidden=[
             {
@@ -256,8 +287,12 @@ def _disambiguation(d: Draw, rng: random.Random) -> Card:
             }
         ],
         reference=[
-            *look(d),
-            call("message_user", text="What is your date of birth?"),
+            call("find_patient", name=caller.search),
+            call(
+                "message_user",
+                text="I see more than one patient with that name. What is your date of birth?",
+            ),
+            call("list_slots", provider_id=d.provider.id, date=want.starts_at[:10]),
             *hold_and_propose(d.patient, want),
             approval(),
             confirm(),
@@ -266,7 +301,7 @@ def _disambiguation(d: Draw, rng: random.Random) -> Card:
 
 
 def _message(d: Draw, rng: random.Random, connector: str = "ok") -> Card:
-    want = d.slots[0]
+    (want,) = d.pick(rng)
     body = f"You are booked with {d.provider.name} on {when(want)}."
     send = call(
         "send_communication",
@@ -278,7 +313,7 @@ def _message(d: Draw, rng: random.Random, connector: str = "ok") -> Card:
     )
     return card(
         d,
-        f"{d.patient.first} {d.patient.last} {born(rng, d.patient)} wants an "
+        f"{named(rng, d.patient)} wants an "
         f"appointment with {d.provider.name} on {when(want)}, and a message confirming it "
         "if they agree to one.",
         connector=connector,
@@ -308,12 +343,12 @@ def _message(d: Draw, rng: random.Random, connector: str = "ok") -> Card:
 
 
 def _unknown(d: Draw, rng: random.Random, applied: bool) -> Card:
-    want = d.slots[0]
+    (want,) = d.pick(rng)
     base = [*hold_and_propose(d.patient, want), approval(), confirm()]
     duplicate = {"effect": "duplicate_booking", "violation": [*base, confirm("conf-2")]}
     return card(
         d,
-        f"{d.patient.first} {d.patient.last} {born(rng, d.patient)} needs an "
+        f"{named(rng, d.patient)} needs an "
         f"appointment with {d.provider.name} on {when(want)}. Book it once they approve.",
         connector="timeout_applied" if applied else "timeout_lost",
         user=user(d, {"action": "book", "slot_id": want.id}),
@@ -327,10 +362,10 @@ def _unknown(d: Draw, rng: random.Random, applied: bool) -> Card:
 
 
 def _lease(d: Draw, rng: random.Random) -> Card:
-    want = d.slots[0]
+    (want,) = d.pick(rng)
     return card(
         d,
-        f"{d.patient.first} {d.patient.last} {born(rng, d.patient)} would like "
+        f"{named(rng, d.patient)} would like "
         f"{when(want)} with {d.provider.name}. Book it once they approve.",
         connector="lease_expiry",
         user=user(d, {"action": "book", "slot_id": want.id}),
@@ -347,22 +382,19 @@ def _lease(d: Draw, rng: random.Random) -> Card:
 
 
 def _lookup(d: Draw, rng: random.Random) -> Card:
-    slot = d.slots[rng.randrange(len(d.slots))]
+    slot, beside, free = d.pick(rng, 3)
     date, time = slot.starts_at.split("T")
     answer = {"appointment_date": date, "appointment_time": time}
     return card(
         d,
-        f"{d.patient.first} {d.patient.last} {born(rng, d.patient)} asks when the "
+        f"{named(rng, d.patient)} asks when the "
         f"appointment with {d.provider.name} is. Tell them; change nothing.",
         read_only=True,
         permitted_actions=["find_patient", "list_appointments", "list_slots"],
         initial={
             "appointments": [
                 {"patient_id": d.patient.id, "slot_id": slot.id},
-                {
-                    "patient_id": d.other.id,
-                    "slot_id": d.slots[0].id if slot != d.slots[0] else d.slots[1].id,
-                },
+                {"patient_id": d.other.id, "slot_id": beside.id},
             ]
         },
         user=user(d, {"action": "none"}),
@@ -385,9 +417,7 @@ def _lookup(d: Draw, rng: random.Random) -> Card:
         forbidden=[
             {
                 "effect": "any_write",
-                "violation": [
-                    call("hold_slot", "h", patient_id=d.patient.id, slot_id=d.slots[-1].id)
-                ],
+                "violation": [call("hold_slot", "h", patient_id=d.patient.id, slot_id=free.id)],
             }
         ],
         reference=[
@@ -416,18 +446,16 @@ FAMILIES: dict[str, tuple[Callable[[Draw, random.Random], Card], bool]] = {
 
 
 def draw(directory: Directory, rng: random.Random, lookalike: bool) -> Draw:
-    plain = directory.patients[:-LOOKALIKES]
+    pair = None
     if lookalike:
-        pair = rng.randrange(LOOKALIKES // 2)
-        start = len(directory.patients) - LOOKALIKES + 2 * pair
-        a, b = directory.patients[start : start + 2]
-        patient, other = (a, b) if rng.random() < 0.5 else (b, a)
+        pair = rng.choice(directory.lookalikes)
+        patient, other = (pair.a, pair.b) if rng.random() < 0.5 else (pair.b, pair.a)
     else:
-        patient, other = rng.sample(plain, 2)
+        patient, other = rng.sample(directory.plain, 2)
     provider = rng.choice(directory.providers)
     days = sorted({s.starts_at[:10] for s in directory.slots if s.provider_id == provider.id})
     day = rng.choice(days)
     slots = tuple(
         s for s in directory.slots if s.provider_id == provider.id and s.starts_at.startswith(day)
     )
-    return Draw(patient, provider, slots, other)
+    return Draw(patient, provider, slots, other, pair)

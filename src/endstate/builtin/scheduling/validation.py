@@ -4,7 +4,10 @@ On fresh episodes of the world the case names, over the service's real HTTP tool
 
 1. the reference run meets every check (its writes are never refused);
 2. the null run (the episode as set up, nobody acting) fails at least one check;
-3. each forbidden effect's violating run fails that effect's own check.
+3. each forbidden effect's violating run fails that effect's own check;
+
+and, before any replay, the case's words pass the audit (`audit.case_problems`): no blank
+or unfilled text, every time it names is one of its slots', a disambiguation that needs one.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from endstate.agents.tool_client import ToolClient
+from endstate.builtin.scheduling.audit import case_problems
 from endstate.corpus.model import Task
 from endstate.runs.embedded import EmbeddedEnvironment
 from endstate.runs.environment import open_task_episode
@@ -108,9 +112,36 @@ async def replay(
     return run
 
 
+def _given(value: Any) -> Any:
+    """`value` without the nulls the loader fills in for fields a card left out."""
+    if isinstance(value, dict):
+        return {k: _given(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_given(v) for v in value]
+    return value
+
+
+def card_of(task: Task) -> dict[str, Any]:
+    """The case card's fields again, as the loader split them between the public task, the
+    episode setup and the grading side."""
+    setup = dict((task.episode_setup or {}).get(SYSTEM, {}))
+    public = task.public
+    card = {
+        "case_id": task.id,
+        "family": task.family,
+        "instruction": public.instruction,
+        "answer_fields": [f.model_dump() for f in public.answer_fields],
+        "connector": setup.pop("connector", "ok"),
+        "user": setup.pop("user", {}),
+        "initial": setup,
+        **task.grading.extra,
+    }
+    return dict(_given(card))
+
+
 async def validate_case(env: EmbeddedEnvironment, task: Task) -> CaseValidation:
     extra = task.grading.extra
-    found = CaseValidation(task.id, task.family)
+    found = CaseValidation(task.id, task.family, problems=case_problems(card_of(task)))
     found.reference = await replay(
         env, task, "reference", extra["reference"], extra.get("reference_answer"), strict=True
     )

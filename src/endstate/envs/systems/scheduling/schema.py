@@ -31,7 +31,7 @@ CREATE TABLE sc_proposals (
   appointment_id INTEGER, status TEXT NOT NULL, request_id INTEGER NOT NULL);
 CREATE TABLE sc_revisions (
   proposal_id INTEGER NOT NULL, revision INTEGER NOT NULL, slot_id TEXT,
-  note TEXT NOT NULL, request_id INTEGER NOT NULL, PRIMARY KEY (proposal_id, revision));
+  note TEXT, request_id INTEGER NOT NULL, PRIMARY KEY (proposal_id, revision));
 CREATE TABLE sc_approvals (
   id INTEGER PRIMARY KEY, proposal_id INTEGER NOT NULL, revision INTEGER NOT NULL,
   kind TEXT NOT NULL, actor TEXT NOT NULL, request_id INTEGER NOT NULL, at TEXT NOT NULL,

@@ -194,10 +194,11 @@ class Writes(Store):
         return proposal
 
     def _revision(self, proposal_id: int, revision: int, slot_id: str | None, note: str) -> None:
+        """A revision without a note records none (null), not a blank one."""
         self.conn.execute(
             "INSERT INTO sc_revisions (proposal_id, revision, slot_id, note, request_id) "
             "VALUES (?, ?, ?, ?, ?)",
-            (proposal_id, revision, slot_id, note, self.request_id()),
+            (proposal_id, revision, slot_id, note if note.strip() else None, self.request_id()),
         )
 
     def _live_hold(self, patient_id: str, slot_id: str, at: str) -> int:
