@@ -63,3 +63,5 @@ def test_without_a_judge_the_reference_passes_every_task_and_null_none(tmp_path:
     assert "passed" not in floor.values(), floor
     manifest = json.loads(next((tmp_path / "ref").glob("*/manifest.json")).read_text())
     assert manifest["agent"]["scored"] is False
+    report = next((tmp_path / "ref").glob("*/report.txt")).read_text()
+    assert "VALIDATION run (reference agent, which knows each answer in advance)" in report

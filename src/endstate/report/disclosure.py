@@ -281,7 +281,8 @@ def _run_attempts(manifest: Manifest, records: list[TaskRecord]) -> str:
         else ("selection: none (every corpus task)")
     )
     mode = (
-        "VALIDATION run (replay agent): not a capability score"
+        f"VALIDATION run ({manifest.agent.kind} agent, which knows each answer in advance): "
+        "not a capability score"
         if manifest.mode == "validation"
         else "scored run"
     )
