@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 
+def listed(lines: list[str], shown: int = 30) -> str:
+    """Problems one per line, the first `shown` of them, then how many more there are: a
+    generator refusing its output names every fault it can without flooding the screen."""
+    more = f"\n... and {len(lines) - shown} more" if len(lines) > shown else ""
+    return "\n".join(lines[:shown]) + more
+
+
 class EndstateError(Exception):
     """An error the CLI reports as one clear line (never a traceback)."""
 

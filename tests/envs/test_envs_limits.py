@@ -113,7 +113,9 @@ def test_a_chunked_body_is_cut_once_it_passes_the_bound(small: EmbeddedSuite) ->
     # episode's record of it is not.
     assert status == "" or " 413 " in status
     [refused] = [e for e in small.state(ep.id)["events"] if e["kind"] == "request.too_large"]
-    assert 64 * 1024 < refused["detail"]["bytes"] <= 64 * 1024 + 65536
+    # Cut at the first chunk the server read past the bound, long before the whole megabyte
+    # (how much one read holds is the socket's business).
+    assert 64 * 1024 < refused["detail"]["bytes"] < 512 * 1024
     visitor.close()
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from endstate.envs.text_lint import string_problem
+from endstate.errors import listed
 
 if TYPE_CHECKING:
     from endstate.builtin.generator import Generated
@@ -67,9 +68,6 @@ def require_clean(tasks: Sequence[Generated], what: str = "task") -> None:
 
     found = [line for g in tasks for line in task_problems(g.data)]
     if found:
-        more = f"\n... and {len(found) - 30} more" if len(found) > 30 else ""
         raise GenerationError(
-            f"{len(found)} {what} strings are not filled in as text:\n"
-            + "\n".join(found[:30])
-            + more
+            f"{len(found)} {what} strings are not filled in as text:\n" + listed(found)
         )

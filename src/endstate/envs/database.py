@@ -287,18 +287,15 @@ class EpisodeDB:
                 self.fault(kind)
             self._event(system, page, kind, detail, accepted=True)
         except BaseException:
-            self._abandon()
+            self.rollback_open()
             raise
         else:
             self.conn.execute("COMMIT")
-
-    def _abandon(self) -> None:
-        # Some failures (SQLITE_FULL among them) roll the transaction back themselves.
-        if self.conn.in_transaction:
-            self.conn.execute("ROLLBACK")
+            self._counted()
 
     def rollback_open(self) -> None:
-        """Abandon a transaction a failing handler left open (nothing to do once closed)."""
+        """Abandon a transaction a failing handler left open (nothing to do once closed, or
+        when the failure — SQLITE_FULL among them — rolled it back itself)."""
         if self._conn is not None and self._conn.in_transaction:
             self.conn.execute("ROLLBACK")
 
@@ -325,9 +322,15 @@ class EpisodeDB:
                 self.fault(kind)
             self._event(system, page, kind, detail, accepted)
         except BaseException:
-            self._abandon()
+            self.rollback_open()
             raise
         self.conn.execute("COMMIT")
+        self._counted()
+
+    def _counted(self) -> None:
+        """One more event kept (counted once committed: a rolled-back one was never kept)."""
+        if self.events_kept is not None:
+            self.events_kept += 1
 
     def _kept(self) -> int:
         if self.events_kept is None:
@@ -337,8 +340,6 @@ class EpisodeDB:
     def _event(
         self, system: str, page: str, kind: str, detail: dict[str, JSONValue], accepted: bool
     ) -> None:
-        if self.events_kept is not None:
-            self.events_kept += 1
         self.conn.execute(
             "INSERT INTO events (at, system, page, kind, accepted, detail) VALUES (?,?,?,?,?,?)",
             (self.clock, system, page, kind, int(accepted), json.dumps(detail, sort_keys=True)),

@@ -111,24 +111,50 @@ def _missing(row: dict[str, Any], wanted: list[str]) -> list[str]:
     return sorted(set(wanted) - set(_attached(row)))
 
 
-def _requests(outcome: Outcome, state: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Every prior-authorization request for the patient, by channel."""
+def _sent(
+    state: dict[str, Any], table: str, on_portal: Any, fax_number: str | None, mrn: str
+) -> list[tuple[str, dict[str, Any]]]:
+    """What went out by channel: rows of a portal `table` that `on_portal` accepts, then
+    faxes from the patient's chart or to `fax_number`."""
     found = [
         (system, row)
         for system in ("payer_a", "payer_b")
-        for row in _rows(state, system, "pa_submissions")
-        if row.get("member_mrn") == outcome.mrn
+        for row in _rows(state, system, table)
+        if on_portal(row)
     ]
     found += [
         ("fax", row)
         for row in _rows(state, "fax", "transmissions")
-        if row.get("patient_mrn") == outcome.mrn
-        or (
-            outcome.addresses.get("um_fax")
-            and digits(row.get("fax_number")) == outcome.addresses["um_fax"]
-        )
+        if row.get("patient_mrn") == mrn
+        or (fax_number and digits(row.get("fax_number")) == fax_number)
     ]
     return found
+
+
+def _requests(outcome: Outcome, state: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Every prior-authorization request for the patient, by channel."""
+    return _sent(
+        state,
+        "pa_submissions",
+        lambda row: row.get("member_mrn") == outcome.mrn,
+        outcome.addresses.get("um_fax"),
+        outcome.mrn,
+    )
+
+
+def _lacks(report: _Report, outcome: Outcome, row: dict[str, Any], name: str, what: str) -> None:
+    """Report the documents of `name` (`attach`, `documents`) a row went out without."""
+    wanted = list(outcome.value(name) or [])
+    missing = _missing(row, wanted)
+    if missing:
+        report.add(
+            outcome,
+            name,
+            _attached(row),
+            wanted,
+            _rule(outcome, name),
+            f"the {what} lacks {', '.join(missing)}",
+        )
 
 
 def _prior_auth(
@@ -172,16 +198,7 @@ def _prior_auth(
             outcome.value("coverage"),
             _rule(outcome, "coverage"),
         )
-    missing = _missing(row, outcome.value("attach") or [])
-    if missing:
-        report.add(
-            outcome,
-            "attach",
-            _attached(row),
-            outcome.value("attach"),
-            _rule(outcome, "attach"),
-            f"the request lacks {', '.join(missing)}",
-        )
+    _lacks(report, outcome, row, "attach", "request")
 
 
 def _answer(
@@ -196,32 +213,17 @@ def _answer(
     if len(answers) != 1:
         report.add(outcome, "pa_responses", len(answers), 1, rule, f"one answer on {number}")
         return
-    missing = _missing(answers[0], outcome.value("attach") or [])
-    if missing:
-        report.add(
-            outcome,
-            "attach",
-            _attached(answers[0]),
-            outcome.value("attach"),
-            _rule(outcome, "attach"),
-            f"the answer lacks {', '.join(missing)}",
-        )
+    _lacks(report, outcome, answers[0], "attach", "answer")
 
 
 def _appeals(outcome: Outcome, state: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    found = [
-        (system, row)
-        for system in ("payer_a", "payer_b")
-        for row in _rows(state, system, "appeals")
-        if row.get("claim_id") == outcome.record
-    ]
-    found += [
-        ("fax", row)
-        for row in _rows(state, "fax", "transmissions")
-        if row.get("patient_mrn") == outcome.mrn
-        or digits(row.get("fax_number")) == outcome.addresses.get("appeals_fax", "-")
-    ]
-    return found
+    return _sent(
+        state,
+        "appeals",
+        lambda row: row.get("claim_id") == outcome.record,
+        outcome.addresses.get("appeals_fax"),
+        outcome.mrn,
+    )
 
 
 def _claim(report: _Report, key: dict[str, Any], outcome: Outcome, state: dict[str, Any]) -> None:
@@ -261,16 +263,8 @@ def _claim(report: _Report, key: dict[str, Any], outcome: Outcome, state: dict[s
                 _rule(outcome, "channel"),
                 "the plan's appeals fax",
             )
-        missing = _missing(row, outcome.value("attach") or [])
-        if missing and "attach" in key:
-            report.add(
-                outcome,
-                "attach",
-                _attached(row),
-                outcome.value("attach"),
-                _rule(outcome, "attach"),
-                f"the appeal lacks {', '.join(missing)}",
-            )
+        if "attach" in key:
+            _lacks(report, outcome, row, "attach", "appeal")
 
 
 def _order(report: _Report, key: dict[str, Any], outcome: Outcome, state: dict[str, Any]) -> None:

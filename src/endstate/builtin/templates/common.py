@@ -409,25 +409,9 @@ def jcheck(
     }
 
 
-def rubric(answer: str, context: str, description: str, text: str) -> dict[str, Any]:
-    return {
-        "type": "llm_judge",
-        "description": description,
-        "student_answer": answer,
-        "student_answer_context": context,
-        "rubric": text + " Score 1.0 if yes, 0.0 if no.",
-        "points": 1,
-        "category": "Documentation",
-    }
-
-
 def notes_text(subject_id: str) -> str:
     """All note bodies on one record, joined: what a 'the note says X' check reads."""
     return f"join(' ', ehr.notes[?subject_id=={q(subject_id)}].body)"
-
-
-def last_note(subject_id: str) -> str:
-    return f"{{{{ ehr.notes[?subject_id=={q(subject_id)}] | [-1].body }}}}"
 
 
 def retarget(

@@ -26,6 +26,7 @@ from endstate.envs.world.model import (
 from endstate.envs.world.prior_requests import PriorRequestsGen
 from endstate.envs.world.registration import RegistrationSlipsGen
 from endstate.envs.world.texts import _clinical_note, _course, _imaging, _lmn, _policy_text
+from endstate.errors import listed
 from endstate.rules.authorization import may_require_auth
 from endstate.rules.windows import windows_for
 
@@ -348,10 +349,7 @@ def generate_world(seed: int = DEFAULT_SEED, clock: str = DEFAULT_CLOCK) -> Worl
     g.prior_requests()
     found = problems(g.world)
     if found:
-        more = f"\n... and {len(found) - 30} more" if len(found) > 30 else ""
         raise ValueError(
-            f"world seed {seed} at {clock} is clinically incoherent ({len(found)} problems):\n"
-            + "\n".join(found[:30])
-            + more
+            f"world seed {seed} at {clock} is incoherent ({len(found)} problems):\n" + listed(found)
         )
     return g.world

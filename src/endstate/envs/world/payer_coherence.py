@@ -11,14 +11,15 @@ no plain film follows an MRI of the same joint.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, timedelta
+from functools import partial
 
 from endstate.envs import catalog
 from endstate.envs.world.model import Denial, DmeOrder, Document, Referral, World
 from endstate.rules import cob, dme
 from endstate.rules.authorization import may_require_auth
 from endstate.rules.cost_sharing import MEMBER_SHARE_CARCS, cost_sharing_allowed
-from endstate.rules.plans import is_medicaid
 from endstate.rules.remittance import remark_fits
 from endstate.rules.windows import windows_for
 
@@ -27,22 +28,26 @@ PLAIN_FILMS = {"73562": "knee", "73565": "knee", "73030": "shoulder"}
 
 
 def payer_problems(world: World) -> list[str]:
-    order_found = _benefit_order(world)
-    out = _plan_windows(world) + order_found + _payer_rules(world)
-    # A patient whose plans cannot be ordered is named above; who paid first is then unknown.
-    undecided = {line.split(":")[0] for line in order_found if "cannot be ordered" in line}
+    out = _plan_windows(world) + _benefit_order(world) + _payer_rules(world)
     for claim in world.denials:
-        if claim.mrn not in undecided:
-            out += claim_rule_problems(world, claim)
+        out += _ordered(claim.claim_id, partial(claim_rule_problems, world, claim))
     for order in world.dme_orders:
-        if order.mrn not in undecided:
-            out += order_rule_problems(world, order)
+        out += _ordered(order.id, partial(order_rule_problems, world, order))
     docs: dict[str, list[Document]] = {}
     for d in world.documents:
         docs.setdefault(d.related_id or "", []).append(d)
     for ref in world.referrals:
         out += imaging_order_problems(ref, docs.get(ref.id, []))
     return out
+
+
+def _ordered(label: str, check: Callable[[], list[str]]) -> list[str]:
+    """A record's checks, or why they cannot be made: who paid first is unknown when the
+    patient's plans in force that day cannot be ordered."""
+    try:
+        return check()
+    except cob.CobUndecided as exc:
+        return [f"{label}: who paid first cannot be told ({exc})"]
 
 
 def _plan_windows(world: World) -> list[str]:
@@ -78,8 +83,6 @@ def _benefit_order(world: World) -> list[str]:
         for n, c in enumerate(order, start=1):
             if c.rank != n:
                 out.append(f"{c.id}: ranked {c.rank}, but coordination of benefits puts it {n}")
-        if len(order) > 1 and is_medicaid(world.plan(order[0].plan_id).kind):
-            out.append(f"{order[0].id}: Medicaid pays first beside another plan of {mrn}")
     for ref in world.referrals:
         cov = next((c for c in world.coverages if c.id == ref.coverage_id), None)
         if cov is None:

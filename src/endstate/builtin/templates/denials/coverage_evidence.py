@@ -34,13 +34,12 @@ from endstate.envs.world import Denial, mdy
 
 @dataclass(frozen=True)
 class _Decision:
-    """What the coverage evidence decides, and how the note, checks and rubric put it."""
+    """What the coverage evidence decides, and how the note and checks put it."""
 
     expected: str  # the disposition
     wrong: str  # the one the denial reason alone would suggest
     note: str
     basis: str  # the rationale's evidence
-    ask: str  # the rubric's question about the evidence
     other_plan: str | None  # the coverage in force on the date of service, if any
 
 
@@ -63,7 +62,6 @@ def _decide(w: WorldView, d: Denial) -> _Decision:
             f"Denied {group}-{carc}. The patient's {plan.name} coverage {paid_first} on "
             f"the date of service {dos}; billing that payer.",
             f"{plan.name} {paid_first} on {dos}",
-            f"names the {plan.name} coverage and",
             plan.name,
         )
     if carc == "27":
@@ -73,7 +71,6 @@ def _decide(w: WorldView, d: Denial) -> _Decision:
             f"Denied {group}-{carc}. No other coverage on the account was in force on the "
             f"date of service {dos}; the balance is the patient's responsibility.",
             f"no other coverage was in force on {dos}",
-            "says no other coverage was in force on the date of service and",
             None,
         )
     second = next((c for c in order if c.id != d.coverage_id), None)
@@ -84,7 +81,6 @@ def _decide(w: WorldView, d: Denial) -> _Decision:
         f"Denied {group}-{carc}, but this plan paid first on the date of service {dos}"
         f"{beside}. Asking the payer to reconsider as primary.",
         f"this plan paid first on {dos}{beside}",
-        "says this plan paid first on the date of service and",
         None,
     )
 

@@ -85,10 +85,6 @@ def _triage_text(claim_id: str) -> str:
     )
 
 
-def _triage_note(claim_id: str) -> str:
-    return f"{{{{ ehr.denial_dispositions[?claim_id=={q(claim_id)}] | [0].triage_notes[-1] }}}}"
-
-
 def _only(claim_id: str) -> dict[str, object]:
     return jcheck(
         "ehr.denial_dispositions[].claim_id",

@@ -245,12 +245,11 @@ def _submission_checks(
     providers: list[dict[str, object]],
     service: list[dict[str, object]],
     number: str,
-    ask: str,
 ) -> list[dict[str, object]]:
     """Checks on one request through a payer's portal; only the form's fields differ.
 
     `providers` stand after the member, `service` after the diagnoses; `number` is what the
-    payer calls the number it issues, `ask` how the rubric asks for it.
+    payer calls the number it issues.
     """
     return [
         jcheck(

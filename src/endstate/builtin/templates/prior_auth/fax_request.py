@@ -79,7 +79,7 @@ class FaxRequest(TaskTemplate):
             ),
             start_system="ehr",
             start_path="/worklist",
-            checks=self._checks(w, ref, lmn, note, decoy),
+            checks=self._checks(w, ref, lmn, note),
             expected_outcome="one fax to the UM number with both documents; its id in the EHR "
             "note; referral cleared",
             rationale=f"{w.plan_of(ref.coverage_id).name} has no provider portal; requests go "
@@ -116,9 +116,10 @@ class FaxRequest(TaskTemplate):
         return t
 
     def _checks(
-        self, w: WorldView, ref: Referral, lmn: Document, note: Document, decoy: Document | None
+        self, w: WorldView, ref: Referral, lmn: Document, note: Document
     ) -> list[dict[str, object]]:
-        """One fax with both documents (never the decoy letter), its id noted, cleared."""
+        """One fax with both documents (never a draft or superseded letter, by any channel),
+        its id noted, cleared."""
         digits = fax_digits(w.plan_of(ref.coverage_id).fax)
         sent = f"fax.transmissions[?fax_number=={q(digits)} && patient_mrn=={q(ref.mrn)}]"
         return [

@@ -87,7 +87,7 @@ class PortalRequest(TaskTemplate):
             ),
             start_system="ehr",
             start_path="/worklist",
-            checks=self._checks(w, ref, lmn, decoy),
+            checks=self._checks(w, ref, lmn),
             expected_outcome="one accurate request on Payer A; its confirmation number in the "
             "EHR note; referral cleared",
             rationale="The plan requires authorization for at least one scheduled service and "
@@ -99,12 +99,10 @@ class PortalRequest(TaskTemplate):
             answer=answer(w, ref, "request", cov=w.coverages[ref.coverage_id], attach=[lmn]),
         )
 
-    def _checks(
-        self, w: WorldView, ref: Referral, lmn: Document, decoy: Document | None
-    ) -> list[dict[str, object]]:
+    def _checks(self, w: WorldView, ref: Referral, lmn: Document) -> list[dict[str, object]]:
         """The request as Payer A's form takes it; never the decoy letter, where there is one."""
         checks = form_checks(ref, lmn, w.coverages[ref.coverage_id].member_id)
-        # Never a draft or a superseded letter, by any channel (where the chart has one).
+        """The request as Payer A's form takes it; never a draft or superseded letter."""
         checks += decoys_unsent(w.decoy_lmns(ref.id), 2)
         return checks
 
@@ -161,5 +159,4 @@ def form_checks(ref: Referral, lmn: Document, member_id: str) -> list[dict[str, 
             ),
         ],
         number="confirmation number",
-        ask="a confirmation number",
     )

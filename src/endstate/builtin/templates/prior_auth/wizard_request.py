@@ -153,5 +153,4 @@ def wizard_checks(ref: Referral, lmn: Document, member_id: str) -> list[dict[str
             ),
         ],
         number="reference number",
-        ask="the payer's reference number",
     )

@@ -25,6 +25,7 @@ from endstate.envs.systems.patient_portal.checks import (
     text,
 )
 from endstate.envs.systems.patient_portal.model import Population
+from endstate.errors import listed
 
 Check = Callable[[Population, date], list[str]]
 CHECKS: tuple[Check, ...] = (
@@ -54,7 +55,6 @@ def require(pop: Population, today: date, label: str) -> None:
     """Raise `IncoherentPopulation` naming every problem (the first 30) of `pop`."""
     found = problems(pop, today)
     if found:
-        more = f"\n... and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
         raise IncoherentPopulation(
-            f"{label} is incoherent ({len(found)} problems):\n" + "\n".join(found[:SHOWN]) + more
+            f"{label} is incoherent ({len(found)} problems):\n" + listed(found, SHOWN)
         )
