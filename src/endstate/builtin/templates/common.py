@@ -101,11 +101,8 @@ class WorldView:
         return max(found, key=lambda d: (d.version, d.date)) if found else None
 
     def decoy_lmn(self, referral_id: str) -> Document | None:
-        found = [
-            d
-            for d in self.docs_by_related[referral_id]
-            if d.kind == "lmn" and (d.status != "final" or not d.signed)
-        ]
+        """The first letter beside the current one that must not go out, if any."""
+        found = self.decoy_lmns(referral_id)
         return found[0] if found else None
 
     def clinical_note(self, referral_id: str) -> Document | None:

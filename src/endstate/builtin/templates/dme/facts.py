@@ -57,8 +57,9 @@ def _complete(w: WorldView, o: DmeOrder) -> bool:
 
 
 def _stale(w: WorldView, o: DmeOrder) -> Document | None:
-    f2f = _docs(w, o).get("face_to_face", [])
-    return f2f[1] if len(f2f) > 1 else None
+    """The newest face-to-face note older than the current one, if any."""
+    older = _stale_all(w, o)
+    return older[0] if older else None
 
 
 def _stale_all(w: WorldView, o: DmeOrder) -> list[Document]:
