@@ -53,6 +53,8 @@ def test_ehr_referral_and_denial_without_test_ids(
         if row.count():
             break
         pager.get_by_role("link", name=f"Page {n + 1}", exact=True).click()
+        # Wait for the next page itself: counting rows before it loads reads the old page.
+        expect(page).to_have_title(re.compile(rf"page {n + 1} of \d+"))
     row.get_by_role("link").click()
     expect(page.get_by_role("heading", name=f"Referral {rid}")).to_be_visible()
     _no_testids(page)
