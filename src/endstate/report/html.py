@@ -12,7 +12,7 @@ from endstate.records import TaskRecord
 from endstate.report.charts import Bar, histogram, interval_bars
 from endstate.report.disclosure import Disclosure
 from endstate.report.model_loss import model_loss_line
-from endstate.report.scheduling_text import outcome_rows, rate
+from endstate.report.scheduling_text import completion, outcome_rows, rate
 from endstate.report.summary import Cell, LegCell, Summary, headline_records
 from endstate.report.text import leg_fraction, legs_note
 from endstate.report.usage import cost_text
@@ -96,6 +96,7 @@ def render_html(
         leg_fraction=leg_fraction,
         scheduling_rows=outcome_rows,
         scheduling_rate=rate,
+        scheduling_completion=completion,
         legs_note=legs_note(summary),
         model_loss=model_loss_line(summary.model_loss) if summary.model_loss else None,
         cost_text=cost_text,

@@ -18,8 +18,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from endstate.records import TaskRecord
-from endstate.stats import bootstrap_mean, wilson_interval
+from endstate.stats import cluster_interval, wilson_interval
 
+FORBIDDEN = "forbidden:"  # the category prefix of a forbidden-effect check
 EFFECTS = ("booked_slot", "other_patient_touched", "any_write", "any_communication")
 POLICY = ("disallowed_tool", "any_write")
 BOUNDARIES = (
@@ -36,9 +37,17 @@ BOUNDARIES = (
 
 
 class RateCell(BaseModel):
+    """Completion and full credit side by side: a case whose end state is right but whose
+    agent first tried a write without its approval is completed, and not a pass."""
+
     cases: int
-    passed: int
-    interval: tuple[float, float] = Field(description="Wilson 95% on the completion rate.")
+    completed: int = Field(
+        description="Cases whose expected end state was reached (every check that is not a "
+        "forbidden effect held), whatever else the agent did."
+    )
+    completion_interval: tuple[float, float] = Field(description="Wilson 95% on completion.")
+    passed: int = Field(description="Cases with full credit: completed and nothing forbidden.")
+    interval: tuple[float, float] = Field(description="Wilson 95% on the full-credit rate.")
 
 
 class Reliability(BaseModel):
@@ -48,16 +57,19 @@ class Reliability(BaseModel):
     trials: int
     all_trials_pass: float = Field(description="Share of cases that passed every trial.")
     all_trials_pass_interval: tuple[float, float] = Field(
-        description="Percentile bootstrap over cases (each case's trials resampled together)."
+        description="Percentile bootstrap over cases (each case's trials resampled together), "
+        "widened to the Wilson bounds of the same share, so it never collapses to a point."
     )
     pass_hat_k: dict[int, tuple[float, tuple[float, float]]] = Field(
-        description="k -> (unbiased pass^k over cases with >= k trials, bootstrap over cases)."
+        description="k -> (unbiased pass^k over cases with >= k trials, its interval as above)."
     )
 
 
 class SchedulingSummary(BaseModel):
     cases: int
-    completion: RateCell
+    completion: RateCell = Field(
+        description="Every case: completed (expected end state) and passed (full credit)."
+    )
     by_kind: dict[str, RateCell] = Field(description="read-only and write cases.")
     by_family: dict[str, RateCell]
     by_language: dict[str, RateCell]
@@ -89,10 +101,29 @@ def is_case(record: TaskRecord) -> bool:
     return bool(record.outcomes and "case" in record.outcomes)
 
 
+def completed(record: TaskRecord) -> bool:
+    """The expected end state was reached: every check that is not about a forbidden effect
+    held. Policy is counted apart (`policy_violations`), so a refused stale confirm followed
+    by the right booking is a completion with a violation, not a failure to complete."""
+    if record.status == "unmeasurable" or not record.checks:
+        return False
+    return all(
+        c.outcome == "pass"
+        for c in record.checks
+        if not str(c.category or "").startswith(FORBIDDEN)
+    )
+
+
 def _rate(records: Sequence[TaskRecord]) -> RateCell:
     passed = sum(r.passed for r in records)
+    done = sum(completed(r) for r in records)
+    n = len(records)
     return RateCell(
-        cases=len(records), passed=passed, interval=wilson_interval(passed, len(records))
+        cases=n,
+        completed=done,
+        completion_interval=wilson_interval(done, n),
+        passed=passed,
+        interval=wilson_interval(passed, n),
     )
 
 
@@ -142,12 +173,12 @@ def reliability(records: Sequence[TaskRecord]) -> Reliability:
     hat: dict[int, tuple[float, tuple[float, float]]] = {}
     for k in range(1, most + 1):
         values = [comb(sum(t), k) / comb(len(t), k) for t in trials.values() if len(t) >= k]
-        hat[k] = (sum(values) / len(values), bootstrap_mean(values))
+        hat[k] = (sum(values) / len(values), cluster_interval(values))
     return Reliability(
         cases=len(trials),
         trials=sum(len(t) for t in trials.values()),
         all_trials_pass=sum(every) / len(every),
-        all_trials_pass_interval=bootstrap_mean(every),
+        all_trials_pass_interval=cluster_interval(every),
         pass_hat_k=hat,
     )
 

@@ -14,16 +14,27 @@ def _pct(x: float) -> str:
     return f"{x * 100:.1f}%"
 
 
+def _share(n: int, cases: int, interval: tuple[float, float]) -> str:
+    low, high = interval
+    share = n / cases if cases else 0.0
+    return f"{n}/{cases} = {_pct(share)} [{_pct(low)}, {_pct(high)}]"
+
+
 def rate(cell: RateCell) -> str:
-    low, high = cell.interval
-    share = cell.passed / cell.cases if cell.cases else 0.0
-    return f"{cell.passed}/{cell.cases} = {_pct(share)} [{_pct(low)}, {_pct(high)}]"
+    """The full-credit share with its interval."""
+    return _share(cell.passed, cell.cases, cell.interval)
+
+
+def completion(cell: RateCell) -> str:
+    """The completed share (expected end state reached) with its interval."""
+    return _share(cell.completed, cell.cases, cell.completion_interval)
 
 
 def outcome_rows(s: SchedulingSummary) -> list[tuple[str, str]]:
     """(outcome, value) in the order the report lists them; shared with the HTML report."""
     return [
-        ("task completion", rate(s.completion)),
+        ("task completion (expected end state)", completion(s.completion)),
+        ("full credit (completed, nothing forbidden)", rate(s.completion)),
         ("policy violations", f"{s.policy_violations} case(s)"),
         ("unauthorized effects", f"{s.unauthorized_effects} case(s)"),
         ("false-success responses", f"{s.false_success} case(s)"),
@@ -38,8 +49,9 @@ def _split(title: str, label: str, cells: dict[str, RateCell]) -> Table:
     table = Table(title=title, title_justify="left", show_edge=False)
     table.add_column(label)
     table.add_column("completed [Wilson 95%]", justify="right")
+    table.add_column("full credit [Wilson 95%]", justify="right")
     for key, cell in cells.items():
-        table.add_row(key, rate(cell))
+        table.add_row(key, completion(cell), rate(cell))
     return table
 
 
@@ -72,7 +84,7 @@ def scheduling_tables(s: SchedulingSummary) -> list[RenderableType]:
         low, high = r.all_trials_pass_interval
         line = (
             f"All trials pass: {_pct(r.all_trials_pass)} [{_pct(low)}, {_pct(high)}] of "
-            f"{r.cases} case(s), {r.trials} trial(s) (bootstrap over cases)"
+            f"{r.cases} case(s), {r.trials} trial(s) (bootstrap over cases, at least Wilson)"
         )
         hats = "; ".join(
             f"pass^{k} {_pct(v)} [{_pct(lo)}, {_pct(hi)}]"
