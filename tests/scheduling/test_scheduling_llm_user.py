@@ -5,6 +5,7 @@ was not given; its model is pinned in the run's manifest."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,19 +16,17 @@ import pytest
 from endstate.agents.registry import make_agent
 from endstate.envs import EmbeddedSuite
 from endstate.envs.systems.scheduling.user import UNKNOWN_FACT
+from endstate.envs.systems.scheduling.user_model import SCRIPTED_IDENTITY, UserModel, user_pin
 from endstate.runs.session import RunOptions, execute
 from openai_double import Behaviour, ChatDouble
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "scheduling" / "cases"
-SETUP = {
-    "scheduling": {
-        "user": {
-            "patient_id": "SP0004",
-            "goal": {"action": "book", "slot_id": "SL-PR02-0304-1130"},
-            "facts": {"date of birth": "1956-03-08"},
-        }
-    }
+SETUP_USER = {
+    "patient_id": "SP0004",
+    "goal": {"action": "book", "slot_id": "SL-PR02-0304-1130"},
+    "facts": {"date of birth": "1956-03-08"},
 }
+SETUP = {"scheduling": {"user": SETUP_USER}}
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +98,53 @@ def test_the_user_model_is_pinned_in_the_manifest(chat: ChatDouble, tmp_path: Pa
     user = result.manifest.environment.details["simulated_user"]
     assert (user["kind"], user["model"], user["base_url"]) == ("llm", "user-model", chat.base_url)
     assert user["prompt_version"] and len(user["constraints"]) == 2
+    assert user["sha256"] == UserModel("user-model", chat.base_url).identity()["sha256"]
+
+
+def test_words_that_contradict_the_scripts_decision_never_reach_the_agent(
+    chat: ChatDouble, talking_suite: EmbeddedSuite
+) -> None:
+    info = talking_suite.open_episode(setup=SETUP)
+    web = httpx.Client(follow_redirects=True)
+    web.get(info.start_urls["scheduling"])
+    base = talking_suite.urls["scheduling"]
+
+    def call(tool: str, key: str | None = None, **arguments: Any) -> dict[str, Any]:
+        body = {"arguments": arguments, "idempotency_key": key}
+        found: dict[str, Any] = web.post(f"{base}/tools/{tool}", json=body).json()
+        return found
+
+    call("hold_slot", "h", patient_id="SP0004", slot_id="SL-PR02-0304-1130")
+    call("propose", "p", patient_id="SP0004", action="book", slot_id="SL-PR02-0304-1130")
+    chat.queue(Behaviour(reply="No, do not book anything."))
+    answer = call("request_approval", proposal_id=1, revision=1, kind="booking")
+    assert answer["approved"] is True and answer["reply"] == "Yes, that's right."
+    assert "read as a refusal" in answer["worded_by"]
+    state = talking_suite.state(info.id)["scheduling"]
+    assert state["conversation"][-1]["text"] == "Yes, that's right."
+    (turn,) = [r for r in state["requests"] if r["tool"] == "request_approval"]
+    assert turn["actor"] == "agent" and "read as a refusal" in turn["worded_by"]
+    assert state["summary"]["user_sha256"] == user_pin(
+        UserModel("user-model", chat.base_url).identity(), json.dumps(SETUP_USER, sort_keys=True)
+    )
+    talking_suite.close_episode(info.id)
+    web.close()
+
+
+def test_the_users_pin_changes_with_its_prompt_model_and_script() -> None:
+    model = UserModel("user-model", "http://127.0.0.1:9/v1")
+    pins = {
+        model.identity()["sha256"],
+        UserModel("user-model", "http://127.0.0.1:9/v1", prompt="Be terse.").identity()["sha256"],
+        UserModel("other-model", "http://127.0.0.1:9/v1").identity()["sha256"],
+        UserModel("user-model", "http://127.0.0.1:9/v1", temperature=0.7).identity()["sha256"],
+        SCRIPTED_IDENTITY["sha256"],
+    }
+    assert len(pins) == 5
+    assert (
+        model.identity()["sha256"]
+        == UserModel("user-model", "http://127.0.0.1:9/v1").identity()["sha256"]
+    )
+    script = json.dumps(SETUP_USER, sort_keys=True)
+    other = json.dumps(SETUP_USER | {"facts": {}}, sort_keys=True)
+    assert user_pin(SCRIPTED_IDENTITY, script) != user_pin(SCRIPTED_IDENTITY, other)

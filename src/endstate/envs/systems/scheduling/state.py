@@ -85,8 +85,11 @@ def _requests(episode: Episode) -> list[dict[str, Any]]:
         "actor, at FROM sc_requests ORDER BY id",
     ):
         result = json.loads(r["result"])
+        # A model-worded user's turn says whose words reached the agent (and why not the model's).
+        worded = {"worded_by": result["worded_by"]} if "worded_by" in result else {}
         out.append(
-            {
+            worded
+            | {
                 "id": r["id"],
                 "tool": r["tool"],
                 "actor": r["actor"],
