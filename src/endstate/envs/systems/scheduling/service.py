@@ -4,8 +4,10 @@ One request is one transaction: its rows, its audit rows and its request record 
 together or not at all. The invariants hold whoever calls: a confirmation names the latest
 revision and that revision's booking approval; a communication needs its own approval; an
 expired hold cannot be booked; a write retried with its idempotency key happens once. A refused
-request is recorded too (status `refused`), so an attempted violation is evidence; so is a
-request whose outcome the external system left unknown (status `unknown`).
+request is recorded too (status `refused`), so an attempted violation is evidence — the ones
+refused at the gate (surface.admit: unknown tool, bad arguments, missing or malformed key)
+and a key replayed with other arguments included; so is a request whose outcome the
+external system left unknown (status `unknown`).
 """
 
 from __future__ import annotations

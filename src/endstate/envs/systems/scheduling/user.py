@@ -6,8 +6,12 @@ a slot it has a correction for with that correction ("use the second slot instea
 with second thoughts (`approve_then_correct`) approves the slot first offered and changes
 their mind in the same breath: confirming that approval anyway books what they no longer
 want. When it approves, the approval is its own write on the service, as actor `user`.
+A communication approval is for one message, shown with its channel and body: the user
+approves it only by the channel its goal asks for (`goal.channel`; absent, any) and only if
+the body does not contradict the proposal (the word rule below, docs/scheduling-lab.md).
 `message_user` answers from the facts it was given and nothing else: asked something it
-does not know, it says so rather than invent. Every exchange is in `sc_conversation`.
+does not know, it says so rather than invent. Every exchange is in `sc_conversation`; the
+agent's request itself is recorded by the caller (entrance.serve), as the agent's.
 """
 
 from __future__ import annotations
