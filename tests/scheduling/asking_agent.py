@@ -38,7 +38,7 @@ def main() -> None:
         return found
 
     if "--wrong-tool" in args:
-        call("book_appointment", patient_id="SP0004", slot_id="SL-PR02-0304-1130")
+        call("book_appointment", slot_id="SL-PR02-0304-1130")
     for n in range(questions):
         call("message_user", text=f"Question {n + 1}: which day suits you best?")
     print(json.dumps({"claim": "gave_up", "message": "I did not book anything."}))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,11 @@ AGENT = Path(__file__).with_name("asking_agent.py")
 
 
 def run(flags: str, out: Path) -> RunResult:
-    spec = f"command:{sys.executable} {AGENT} {flags}"
+    # The sandbox mounts the agent's own folder, never one inside the checkout's tests.
+    own = out.parent / "agent"
+    own.mkdir()
+    script = Path(shutil.copy(AGENT, own / AGENT.name))
+    spec = f"command:{sys.executable} {script} {flags}"
     opts = RunOptions(
         corpus=CASES, agent=make_agent(spec, None), agent_spec=spec, out=out, time_limit=60
     )
