@@ -7,6 +7,7 @@ again; a message goes out only with its own approval, on the channel and body ap
 from __future__ import annotations
 
 import json
+import re
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -21,6 +22,10 @@ from scheduling_desk.wording import (
 )
 
 Answer = tuple[str, str]  # (claim, message)
+# A reply that approves and asks for something else in the same breath.
+CHANGE_OF_MIND = re.compile(
+    r"\binstead\b|\bactually\b|\brather\b|\bcould (?:we|you)\b|\bwait\b", re.IGNORECASE
+)
 
 
 class Stop(Exception):
@@ -81,7 +86,8 @@ class Desk:
 
     def slot_at(self, provider_id: str | None, day: date, time: str) -> dict[str, Any] | None:
         return next(
-            (s for s in self.slots(provider_id, day) if s["starts_at"][11:16] == time), None
+            (s for s in self.slots(provider_id, day) if s["starts_at"][11:16] == time),
+            None,
         )
 
     def patient(self, req: Request) -> str:
@@ -165,8 +171,10 @@ class Desk:
                     raise Stop(f"I could not revise the proposal: {revised.get('message')}")
                 revision, slot = int(revised["revision"]), other
                 continue
-            if review.get("approved"):
+            if review.get("approved") and not (slot and CHANGE_OF_MIND.search(reply)):
                 return revision, slot
+            if review.get("approved"):  # approved, then asked for a time that is not open
+                raise Stop(f"The patient asked for another time I could not find: {reply}")
             raise Stop(f"The patient did not approve: {reply or review.get('message')}")
         raise Stop("The patient kept changing the time; nothing was confirmed.")
 
@@ -198,10 +206,18 @@ class Desk:
         return done
 
     def message(
-        self, req: Request, pid: int, revision: int, patient_id: str, slot: dict[str, Any]
+        self,
+        req: Request,
+        pid: int,
+        revision: int,
+        patient_id: str,
+        slot: dict[str, Any],
     ) -> str:
         """A confirmation message with its own approval, on the channel and body approved."""
-        appt = next((a for a in self.booked(patient_id) if a["slot_id"] == slot["slot_id"]), None)
+        appt = next(
+            (a for a in self.booked(patient_id) if a["slot_id"] == slot["slot_id"]),
+            None,
+        )
         if appt is None:
             return " No message sent: the appointment is not on the patient's record."
         provider = self.providers.get(appt["provider_id"], slot.get("provider", ""))
@@ -221,12 +237,19 @@ class Desk:
         )
         if asked.get("status") == "refused" and asked.get("code") == "bad_arguments":
             asked = self.tools.call(
-                "request_approval", proposal_id=pid, revision=revision, kind="communication"
+                "request_approval",
+                proposal_id=pid,
+                revision=revision,
+                kind="communication",
             )
         if not asked.get("approved"):
             return f" No message sent: {asked.get('reply') or asked.get('message')}"
         sent = self.tools.write(
-            "send_communication", proposal_id=pid, revision=revision, channel=req.channel, body=body
+            "send_communication",
+            proposal_id=pid,
+            revision=revision,
+            channel=req.channel,
+            body=body,
         )
         if sent.get("status") != "ok":
             return f" The message was not sent: {sent.get('message')}"
@@ -270,8 +293,17 @@ class Desk:
         pid = int(proposed["proposal_id"])
         revision, slot = self.settle(pid, patient_id, slot)
         self.confirm(pid, revision, patient_id, slot["slot_id"] if slot else None)
+        # Read the record back (late callbacks land first): the claim is what it says.
+        appts = self.tools.call("list_appointments", patient_id=patient_id).get("appointments")
+        status = {a["appointment_id"]: a["status"] for a in appts or []}
         if slot is None:
+            if status.get(appt) != "cancelled":
+                raise Stop(f"Confirmed, but appointment {appt} reads {status.get(appt)}.")
             return "done", f"Cancelled appointment {appt} with the patient's approval."
+        if not any(
+            a["slot_id"] == slot["slot_id"] and a["status"] == "booked" for a in appts or []
+        ):
+            raise Stop(f"Confirmed, but no appointment is booked in {slot['slot_id']}.")
         said = f"Booked: {spoken(slot['starts_at'])} with {slot['provider']} (revision {revision})."
         if action == "reschedule":
             said = f"Moved appointment {appt}. " + said
