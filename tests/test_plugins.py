@@ -41,8 +41,8 @@ def test_a_plugged_in_agent_runs_in_a_plugged_in_environment(tmp_path: Path) -> 
     (corpus / "a.json").write_text(json.dumps(task("toy-1", "42")))
     (corpus / "b.json").write_text(json.dumps(task("toy-2", "7")))
     proc = _endstate(
-        "run", "--corpus", corpus.parent, "--env", "toy", "--agent", "toy:42",
-        "--out", tmp_path / "runs", cwd=tmp_path,
+        "run", "--corpus", corpus.parent, "--env", "toy", "--agent", "toy:4",
+        "--agent-option", "suffix=2", "--out", tmp_path / "runs", cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "Full-credit passes: 1/2" in proc.stdout
@@ -50,8 +50,16 @@ def test_a_plugged_in_agent_runs_in_a_plugged_in_environment(tmp_path: Path) -> 
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["environment"]["kind"] == "toy"
     assert manifest["agent"] == {
-        "spec": "toy:42", "kind": "toy", "name": "toy", "config": {"answer": "42"}, "scored": True
+        "spec": "toy:4", "kind": "toy", "name": "toy", "config": {"answer": "42"},
+        "options": {"suffix": "2"}, "scored": True,
     }  # fmt: skip
+    # An option the kind does not declare is refused by name, with the options it has.
+    refused = _endstate(
+        "run", "--corpus", corpus.parent, "--env", "toy", "--agent", "toy:4",
+        "--agent-option", "observe=both", "--out", tmp_path / "runs", cwd=tmp_path,
+    )  # fmt: skip
+    assert refused.returncode == 1
+    assert "agent kind 'toy' has no option 'observe' (its options: suffix)" in refused.stderr
     records = [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines()]
     assert {r["task_id"]: r["status"] for r in records} == {"toy-1": "passed", "toy-2": "failed"}
 
