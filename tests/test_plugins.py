@@ -106,6 +106,25 @@ def test_a_plugged_in_system_is_served_stored_graded_and_fingerprinted(tmp_path:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "Full-credit passes: 1/1" in proc.stdout, proc.stdout
+    # Its outcome section is in the report; its gate outcome is one a gate can bound.
+    assert "Toy desk saves" in proc.stdout and "answers saved" in proc.stdout, proc.stdout
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert "Toy desk saves" in (run_dir / "report.html").read_text()
+    twice = tmp_path / "twice.json"
+    twice.write_text(json.dumps({"version": 1, "actions": [*actions[:2], *actions]}))
+    gates = tmp_path / "gates.yaml"
+    gates.write_text("gates:\n  - {metric: count, outcome: saved_more_than_once, max: 0}\n")
+    for path, verdict in ((trajectory, 0), (twice, 1)):
+        out = tmp_path / f"gated-{path.stem}"
+        ran = _endstate(
+            "run", "--corpus", corpus.parent, "--agent", f"replay:{path}", "--gates", gates,
+            "--out", out, cwd=tmp_path,
+        )  # fmt: skip
+        assert ran.returncode == 0, ran.stderr
+        (gated,) = out.iterdir()
+        judged = _endstate("gate", gated, cwd=tmp_path)
+        assert judged.returncode == verdict, judged.stdout + judged.stderr
+        assert "saved_more_than_once" in judged.stdout
     fingerprint = _endstate("env", "fingerprint", cwd=tmp_path)
     assert fingerprint.returncode == 0, fingerprint.stderr
     pages = json.loads(fingerprint.stdout)["systems"]["toy_desk"]["pages"]
