@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 
 from endstate.envs.systems.scheduling.boundary import recovered, trace_boundary
-from endstate.records import CheckVerdict, TaskRecord
-from endstate.report.scheduling import (
+from endstate.envs.systems.scheduling.outcomes import (
     completed,
     first_boundary,
     reliability,
     summarize_scheduling,
 )
-from endstate.report.scheduling_text import outcome_rows
+from endstate.envs.systems.scheduling.outcomes_view import outcome_rows
+from endstate.records import CheckVerdict, TaskRecord
 from endstate.stats import wilson_interval, wilson_of_mean
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
+from endstate.cli.agent_flags import agent_options_given
 from endstate.cli.console import err
 from endstate.cli.judge import (
     DEFAULT_JUDGE_CACHE,
@@ -22,11 +23,7 @@ from endstate.cli.judge import (
     exit_if_graded_nothing,
 )
 from endstate.cli.run_options import (
-    ActionTimeout,
-    AgentBaseUrl,
-    AgentEgress,
-    AgentEnv,
-    AgentMount,
+    AgentOption,
     AgentSpec,
     AllowAgentWritableState,
     Attempts,
@@ -35,14 +32,10 @@ from endstate.cli.run_options import (
     EnvName,
     Executor,
     Gates,
-    IsolationMode,
-    Marks,
     MaxSteps,
-    Observe,
     Out,
     Pin,
     Prices,
-    PromptMode,
     RayAddress,
     RayCpusPerWorker,
     RayMemoryPerWorker,
@@ -50,13 +43,11 @@ from endstate.cli.run_options import (
     Resume,
     RunJudgeBaseUrl,
     RunJudgeK,
-    ScreensCap,
     Seed,
     Tasks,
     TimeLimit,
     UserBaseUrl,
     UserModelName,
-    ViewportSize,
     Workers,
     WorldSeed,
 )
@@ -72,14 +63,15 @@ if TYPE_CHECKING:
 
 
 def run(
+    ctx: typer.Context,
     corpus: Corpus = None,
     agent: AgentSpec = None,
+    agent_option: AgentOption = None,
     env: EnvName = None,
     allow_agent_writable_state: AllowAgentWritableState = False,
     attempts: Attempts = None,
     workers: Workers = None,
     max_steps: MaxSteps = None,
-    action_timeout: ActionTimeout = None,
     time_limit: TimeLimit = None,
     tasks: Tasks = None,
     out: Out = Path("runs"),
@@ -87,12 +79,6 @@ def run(
     pin: Pin = None,
     seed: Seed = None,
     world_seed: WorldSeed = None,
-    agent_base_url: AgentBaseUrl = None,
-    prompt_mode: PromptMode = None,
-    agent_env: AgentEnv = None,
-    isolation: IsolationMode = None,
-    agent_mount: AgentMount = None,
-    agent_egress: AgentEgress = None,
     judge_model: JudgeModel = None,
     judge_base_url: RunJudgeBaseUrl = None,
     judge_k: RunJudgeK = None,
@@ -105,10 +91,6 @@ def run(
     contamination: Contamination = None,
     user_model: UserModelName = None,
     user_base_url: UserBaseUrl = None,
-    observe: Observe = None,
-    marks: Marks = None,
-    viewport: ViewportSize = None,
-    screens_cap: ScreensCap = None,
     prices: Prices = None,
     executor: Executor = None,
     ray_address: RayAddress = None,
@@ -138,23 +120,13 @@ def run(
         tasks=tasks,
         seed=seed,
         world_seed=world_seed,
-        agent_base_url=agent_base_url,
-        prompt_mode=prompt_mode,
-        agent_env=tuple(agent_env) if agent_env else None,
-        isolation=isolation,
-        agent_mount=tuple(agent_mount) if agent_mount else None,
-        agent_egress=tuple(agent_egress) if agent_egress else None,
+        agent_options=agent_options_given(agent_option or [], ctx.args),
         judge_model=judge_model,
         judge_base_url=judge_base_url,
         judge_k=judge_k,
         user_model=user_model,
         user_base_url=user_base_url,
-        observe=observe,
-        marks=marks,
-        viewport=viewport,
-        screens_cap=screens_cap,
         prices=prices,
-        action_timeout=action_timeout,
     )
     s = settle(given, RunStore(resume).read_manifest() if resume else None)
     assert s.judge_base_url is not None
@@ -210,31 +182,17 @@ def _run_options(
     where: list[Path],
 ) -> RunOptions:
     """The settled settings as a run: the agent made, the corpus chosen, the gates pinned."""
-    from endstate.agents.computer_loop import parse_observation, parse_viewport
-    from endstate.agents.registry import AgentOptions, make_agent
+    from endstate.agents.registry import agent_options, kind_of, make_agent
     from endstate.runs.prices import load_prices
     from endstate.runs.session import RunOptions
 
-    if s.prompt_mode not in ("task", "task+guidance"):
-        raise EndstateError(f"--prompt-mode {s.prompt_mode!r}: expected task or task+guidance")
-    parse_observation(s.observe or "screenshot")  # refused in one line, whatever the agent
-    parse_viewport(s.viewport or "1280x800")
-    assert s.agent is not None and s.max_steps is not None and s.action_timeout is not None
-    agent_options = AgentOptions(
-        base_url=s.agent_base_url,
-        prompt_mode=s.prompt_mode,
-        max_steps=s.max_steps,
-        pass_env=s.agent_env or (),
-        isolation=s.isolation or "sandbox",
-        mounts=s.agent_mount or (),
-        egress=s.agent_egress or (),
-        observe=s.observe or "screenshot",
-        marks=bool(s.marks),
-        viewport=s.viewport or "1280x800",
-        screens_cap_mb=s.screens_cap if s.screens_cap is not None else 20.0,
-        action_timeout_s=s.action_timeout,
-    )
-    made = make_agent(s.agent, agent_options)
+    assert s.agent is not None and s.max_steps is not None
+    given = dict(s.agent_options or {})
+    kind, _ = kind_of(s.agent)
+    if "max_steps" in kind.options.model_fields:  # --max-steps, unless the option says
+        given.setdefault("max_steps", s.max_steps)
+    options = agent_options(s.agent, given)
+    made = make_agent(s.agent, options)
     from endstate.builtin import builtin_corpus_path, named_corpus
 
     chosen = builtin_corpus_path() if s.corpus is None else named_corpus(s.corpus)
@@ -261,7 +219,7 @@ def _run_options(
         gates=pin_gates(gates) if gates else None,
         system_options=_user_options(s),
         prices=load_prices(s.prices) if s.prices else None,
-        agent_options=agent_options,
+        agent_options=options,
     )
 
 

@@ -1,7 +1,7 @@
-"""The scheduling lab's outcomes, beside the headline: completion split read-only versus
-write and by family, language and connector state; policy violations, unauthorized effects,
-false successes, duplicate writes, turns asked of the user, recovery after an injected
-fault; each failed case's first broken boundary; and reliability over trials.
+"""The scheduling lab's report section (an outcome section), beside the headline: completion
+split read-only versus write and by family, language and connector state; policy violations,
+unauthorized effects, false successes, duplicate writes, turns asked of the user, recovery
+after an injected fault; each failed case's first broken boundary; and reliability over trials.
 
 Every count comes from the checks and from what the service recorded (the record's
 `outcomes`), never from the agent's reply. Rules for the first broken boundary are in
