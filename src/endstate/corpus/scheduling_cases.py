@@ -20,6 +20,7 @@ from endstate.corpus.problems import Problem, id_problem
 
 FORMAT = "scheduling-case-v1"
 WRITE_TOOLS = ("hold_slot", "propose", "revise", "confirm", "send_communication")
+USER_TOOLS = ("request_approval", "message_user")  # answered by the user, never a write
 Effect = Literal[
     "booked_slot",
     "duplicate_booking",
@@ -200,7 +201,8 @@ def forbidden_check(f: Forbidden, permitted: tuple[str, ...]) -> JmespathCheck:
             f"nothing proposed for {f.patient_id}",
             category,
         )
-    tools = WRITE_TOOLS if f.effect == "any_write" else permitted
+    # The agent asks the user through request_approval and message_user: always permitted.
+    tools = WRITE_TOOLS if f.effect == "any_write" else (*permitted, *USER_TOOLS)
     listed = ", ".join(_q(t) for t in tools)
     negate = "" if f.effect == "any_write" else "!"
     query = f"length(scheduling.requests[?actor=='agent' && {negate}contains([{listed}], tool)])"
@@ -228,7 +230,7 @@ def _lint(file: str, card: Card) -> list[Problem]:
                 )
             )
     used = {c.tool for c in card.reference}
-    if not used <= set(card.permitted_actions) | {"request_approval", "message_user"}:
+    if not used <= set(card.permitted_actions) | set(USER_TOOLS):
         extra = sorted(used - set(card.permitted_actions))
         problems.append(
             Problem(
