@@ -8,15 +8,18 @@ from typer.testing import CliRunner
 
 from endstate.agents.registry import agent_options, made_with, make_agent
 from endstate.cli import app
-from endstate.cli.agent_flags import agent_options_given
+from endstate.cli.extra_flags import agent_options_given, executor_options_given, read_extra
 from endstate.errors import EndstateError
 
 
 def test_aliases_and_agent_options_gather_into_one_mapping() -> None:
-    given = agent_options_given(
-        ["pass_env=TOKEN", "egress=api.example:443"],
-        ["--agent-env", "OTHER", "--isolation=none", "--marks", "--viewport", "1024x768"],
+    extra = read_extra(
+        [
+            *("--agent-env", "OTHER", "--isolation=none", "--marks", "--viewport", "1024x768"),
+            *("--ray-worker-env", "2:X=1", "--ray-address=auto"),
+        ]
     )
+    given = agent_options_given(["pass_env=TOKEN", "egress=api.example:443"], extra)
     assert given == {
         "pass_env": ["OTHER", "TOKEN"],
         "isolation": "none",
@@ -24,8 +27,10 @@ def test_aliases_and_agent_options_gather_into_one_mapping() -> None:
         "viewport": "1024x768",
         "egress": "api.example:443",
     }
-    assert agent_options_given([], ["--no-marks"]) == {"marks": False}
-    assert agent_options_given([], []) is None  # nothing given: a resume keeps its own
+    assert agent_options_given([], read_extra(["--no-marks"])) == {"marks": False}
+    assert agent_options_given([], read_extra([])) is None  # a resume keeps its own
+    ray = executor_options_given(["worker_env=Y", "cpus_per_worker=2"], extra)
+    assert ray == {"worker_env": ["2:X=1", "Y"], "address": "auto", "cpus_per_worker": "2"}
 
 
 @pytest.mark.parametrize(
@@ -40,7 +45,14 @@ def test_malformed_options_are_one_line_errors(
     options: list[str], extra: list[str], message: str
 ) -> None:
     with pytest.raises(EndstateError, match=message):
-        agent_options_given(options, extra)
+        agent_options_given(options, read_extra(extra))
+
+
+def test_an_executor_option_that_is_not_one_is_named() -> None:
+    with pytest.raises(EndstateError, match="--executor-option 'adress': expected one of address"):
+        executor_options_given(["adress=auto"], read_extra([]))
+    with pytest.raises(EndstateError, match="'address' given more than once"):
+        executor_options_given(["address=a"], read_extra(["--ray-address", "b"]))
 
 
 def test_each_kind_validates_its_own_options_and_pins_every_field() -> None:

@@ -56,13 +56,13 @@ def _is_list(model: type[KindOptions], key: str) -> bool:
     return typing.get_origin(field.annotation) in (tuple, list)
 
 
-def assignments(pairs: Sequence[str]) -> list[tuple[str, str]]:
+def assignments(pairs: Sequence[str], flag: str = "--agent-option") -> list[tuple[str, str]]:
     """`KEY=VALUE` texts as pairs, in order; anything else is a one-line error."""
     out = []
     for text in pairs:
         key, eq, value = text.partition("=")
         if not eq or not key.strip():
-            raise EndstateError(f"--agent-option {text!r}: expected KEY=VALUE")
+            raise EndstateError(f"{flag} {text!r}: expected KEY=VALUE")
         out.append((key.strip(), value))
     return out
 

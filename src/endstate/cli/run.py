@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
-from endstate.cli.agent_flags import agent_options_given
 from endstate.cli.console import err
+from endstate.cli.extra_flags import agent_options_given, executor_options_given, read_extra
 from endstate.cli.judge import (
     DEFAULT_JUDGE_CACHE,
     JudgeBudget,
@@ -31,15 +31,12 @@ from endstate.cli.run_options import (
     Corpus,
     EnvName,
     Executor,
+    ExecutorOption,
     Gates,
     MaxSteps,
     Out,
     Pin,
     Prices,
-    RayAddress,
-    RayCpusPerWorker,
-    RayMemoryPerWorker,
-    RayWorkerEnv,
     Resume,
     RunJudgeBaseUrl,
     RunJudgeK,
@@ -93,19 +90,22 @@ def run(
     user_base_url: UserBaseUrl = None,
     prices: Prices = None,
     executor: Executor = None,
-    ray_address: RayAddress = None,
-    ray_cpus_per_worker: RayCpusPerWorker = None,
-    ray_memory_per_worker: RayMemoryPerWorker = None,
-    ray_worker_env: RayWorkerEnv = None,
+    executor_option: ExecutorOption = None,
 ) -> None:
     """Evaluate an agent end to end: fresh episode per attempt, end state read back and scored."""
     from endstate.runs.executors import choose_executor
     from endstate.runs.settings import RunSettings, settle
     from endstate.runs.store import RunStore
 
+    extra = read_extra(ctx.args)
     # Where attempts run is checked first, and is not a setting of the run (not a pin).
+    ray = executor_options_given(executor_option or [], extra)
     chosen = choose_executor(
-        executor, ray_address, ray_cpus_per_worker, ray_memory_per_worker, ray_worker_env
+        executor,
+        ray.get("address"),
+        _number(ray, "cpus_per_worker"),
+        _number(ray, "memory_per_worker_gb"),
+        ray["worker_env"],
     )
 
     given = RunSettings(
@@ -120,7 +120,7 @@ def run(
         tasks=tasks,
         seed=seed,
         world_seed=world_seed,
-        agent_options=agent_options_given(agent_option or [], ctx.args),
+        agent_options=agent_options_given(agent_option or [], extra),
         judge_model=judge_model,
         judge_base_url=judge_base_url,
         judge_k=judge_k,
@@ -150,6 +150,20 @@ def run(
     sys.stdout.write(f"\nrun directory: {result.store.root}\n")
     exit_if_graded_nothing(judge, result.summary)
     exit_if_model_answered_nothing(result)
+
+
+def _number(options: dict[str, object], key: str) -> float | None:
+    """An executor option that must be a positive number, refused in one line otherwise."""
+    text = options.get(key)
+    if text is None:
+        return None
+    try:
+        value = float(str(text))
+    except ValueError:
+        value = 0.0
+    if not value >= 0.1:
+        raise EndstateError(f"--executor-option {key}={text!r}: expected a number of at least 0.1")
+    return value
 
 
 MODEL_ANSWERED_NOTHING = 4  # exit status: the agent's model endpoint lost every attempt

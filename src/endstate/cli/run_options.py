@@ -129,38 +129,15 @@ Executor = Annotated[
         "can be resumed on the other. See docs/distributed.md.",
     ),
 ]
-RayAddress = Annotated[
-    str | None,
-    typer.Option(
-        "--ray-address",
-        metavar="ADDR",
-        help="--executor ray: the cluster to join (HOST:PORT of its head, from one of its "
-        "nodes, or auto); default: start a local Ray instance on loopback for this run.",
-    ),
-]
-RayCpusPerWorker = Annotated[
-    float | None,
-    typer.Option(
-        "--ray-cpus-per-worker",
-        min=0.1,
-        help="--executor ray: CPUs each worker declares (default 1).",
-    ),
-]
-RayMemoryPerWorker = Annotated[
-    float | None,
-    typer.Option(
-        "--ray-memory-per-worker",
-        metavar="GB",
-        min=0.1,
-        help="--executor ray: memory each worker declares, in GiB (default 1).",
-    ),
-]
-RayWorkerEnv = Annotated[
+ExecutorOption = Annotated[
     list[str] | None,
     typer.Option(
-        "--ray-worker-env",
-        metavar="[N:]NAME[=VALUE]",
-        help="--executor ray: an environment variable for every worker (N: worker N only); "
-        "without =VALUE, this shell's value (e.g. an agent's API key).",
+        "--executor-option",
+        metavar="KEY=VALUE",
+        help="--executor ray: address (HOST:PORT of a cluster's head, or auto; default: a "
+        "local Ray instance on loopback), cpus_per_worker (default 1), memory_per_worker_gb "
+        "(default 1), worker_env ([N:]NAME[=VALUE], repeatable: a variable for every worker, "
+        "or worker N; without =VALUE, this shell's value). Aliases: --ray-address, "
+        "--ray-cpus-per-worker, --ray-memory-per-worker, --ray-worker-env.",
     ),
 ]
