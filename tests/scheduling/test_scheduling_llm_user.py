@@ -14,10 +14,14 @@ import httpx
 import pytest
 
 from endstate.agents.registry import make_agent
+from endstate.cli.extra_flags import read_extra, system_options_given
 from endstate.envs import EmbeddedSuite
+from endstate.envs.system_options import validate_systems
 from endstate.envs.systems.scheduling.user import UNKNOWN_FACT
 from endstate.envs.systems.scheduling.user_model import SCRIPTED_IDENTITY, UserModel, user_pin
+from endstate.errors import EndstateError
 from endstate.runs.session import RunOptions, execute
+from endstate.runs.settings import RunSettings, settle
 from openai_double import Behaviour, ChatDouble
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "scheduling" / "cases"
@@ -40,7 +44,7 @@ def chat() -> Iterator[ChatDouble]:
 def talking_suite(
     chat: ChatDouble, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[EmbeddedSuite]:
-    options = {"scheduling": {"user_model": {"model": "user-model", "base_url": chat.base_url}}}
+    options = {"scheduling": {"user_model": "user-model", "user_base_url": chat.base_url}}
     running = EmbeddedSuite.start(cache_dir=tmp_path_factory.mktemp("t"), system_options=options)
     yield running
     running.stop()
@@ -86,7 +90,7 @@ def test_the_model_words_replies_but_the_script_decides_and_the_facts_hold(
 
 
 def test_the_user_model_is_pinned_in_the_manifest(chat: ChatDouble, tmp_path: Path) -> None:
-    options = {"scheduling": {"user_model": {"model": "user-model", "base_url": chat.base_url}}}
+    options = {"scheduling": {"user_model": "user-model", "user_base_url": chat.base_url}}
     opts = RunOptions(
         corpus=CASES,
         agent=make_agent("null", None),
@@ -99,6 +103,35 @@ def test_the_user_model_is_pinned_in_the_manifest(chat: ChatDouble, tmp_path: Pa
     assert (user["kind"], user["model"], user["base_url"]) == ("llm", "user-model", chat.base_url)
     assert user["prompt_version"] and len(user["constraints"]) == 2
     assert user["sha256"] == UserModel("user-model", chat.base_url).identity()["sha256"]
+    # The run's system options are pinned as given, and a resume takes them back.
+    pinned = result.manifest.environment.details["system_options"]
+    assert pinned == options
+    assert settle(RunSettings(), result.manifest).system_options == options
+    other = RunSettings(system_options={"scheduling": {"user_model": "another"}})
+    with pytest.raises(EndstateError, match=r"scheduling\.user_model='another': the run being"):
+        settle(other, result.manifest)
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"scheduling": {"user_model": "m"}}, "user_model needs user_base_url"),
+        ({"scheduling": {"voice": "warm"}}, r"scheduling.voice: Extra inputs"),
+        ({"ehr": {"x": "1"}}, "no system 'ehr' takes options"),
+    ],
+)
+def test_system_options_are_validated_by_their_system(
+    given: dict[str, dict[str, Any]], message: str
+) -> None:
+    with pytest.raises(EndstateError, match=message):
+        validate_systems(given)
+
+
+def test_the_older_user_flags_are_aliases_of_the_schedulings_options() -> None:
+    extra = read_extra(["--user-model", "m", "--user-base-url=http://127.0.0.1:9/v1"])
+    given = system_options_given(["scheduling.user_model=m"], extra)
+    assert given == {"scheduling": {"user_model": "m", "user_base_url": "http://127.0.0.1:9/v1"}}
+    assert validate_systems(given or {}) == given
 
 
 def test_words_that_contradict_the_scripts_decision_never_reach_the_agent(

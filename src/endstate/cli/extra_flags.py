@@ -29,12 +29,23 @@ class ExtraOptions:
 
     agent: tuple[tuple[str, Any], ...] = ()
     executor: tuple[tuple[str, Any], ...] = ()
+    system: tuple[tuple[str, Any], ...] = ()  # key "SYSTEM.KEY"
+
+
+def _system_aliases() -> dict[str, str]:
+    """Each system's older flags, as aliases of its options (`System.aliases`)."""
+    from endstate.envs.registry import systems
+
+    found = systems()
+    return {flag: f"{name}.{key}" for name, s in found.items() for flag, key in s.aliases.items()}
 
 
 def read_extra(extra: Sequence[str]) -> ExtraOptions:
     """The alias flags in `extra`, by part; any other argument is refused by name."""
     agent: list[tuple[str, Any]] = []
     executor: list[tuple[str, Any]] = []
+    system: list[tuple[str, Any]] = []
+    system_aliases = _system_aliases() if extra else {}
     rest = list(extra)
     while rest:
         flag = rest.pop(0)
@@ -45,8 +56,19 @@ def read_extra(extra: Sequence[str]) -> ExtraOptions:
         if name in FLAG_ONLY and not eq:
             agent.append((AGENT_ALIASES[name], True))
             continue
-        aliases = AGENT_ALIASES if name in AGENT_ALIASES else EXECUTOR_ALIASES
-        if name not in aliases or name in FLAG_ONLY:
+        part = next(
+            (
+                (table, out)
+                for table, out in (
+                    (AGENT_ALIASES, agent),
+                    (EXECUTOR_ALIASES, executor),
+                    (system_aliases, system),
+                )
+                if name in table
+            ),
+            None,
+        )
+        if part is None or name in FLAG_ONLY:
             raise EndstateError(f"no such option: {flag} (see endstate run --help)")
         if eq:
             value = inline
@@ -54,8 +76,9 @@ def read_extra(extra: Sequence[str]) -> ExtraOptions:
             value = rest.pop(0)
         else:
             raise EndstateError(f"{name} needs a value")
-        (agent if aliases is AGENT_ALIASES else executor).append((aliases[name], value))
-    return ExtraOptions(tuple(agent), tuple(executor))
+        table, out = part
+        out.append((table[name], value))
+    return ExtraOptions(tuple(agent), tuple(executor), tuple(system))
 
 
 def agent_options_given(options: Sequence[str], extra: ExtraOptions) -> dict[str, Any] | None:
@@ -82,3 +105,23 @@ def executor_options_given(options: Sequence[str], extra: ExtraOptions) -> dict[
         else:
             found[key] = value
     return found
+
+
+def system_options_given(
+    options: Sequence[str], extra: ExtraOptions
+) -> dict[str, dict[str, Any]] | None:
+    """`SYSTEM.KEY=VALUE` options by system, None when none was given (a resume keeps its own).
+    Which systems take which keys is theirs to say (`envs/system_options.py`)."""
+    pairs = [*extra.system, *assignments(options, "--system-option")]
+    if not pairs:
+        return None
+    out: dict[str, dict[str, Any]] = {}
+    for dotted, value in pairs:
+        name, dot, key = dotted.partition(".")
+        if not dot or not name or not key:
+            raise EndstateError(f"--system-option {dotted}={value}: expected SYSTEM.KEY=VALUE")
+        mine = out.setdefault(name, {})
+        if key in mine and mine[key] != value:
+            raise EndstateError(f"system option {dotted!r} given twice")
+        mine[key] = value
+    return out

@@ -10,7 +10,12 @@ import typer
 from rich.text import Text
 
 from endstate.cli.console import err
-from endstate.cli.extra_flags import agent_options_given, executor_options_given, read_extra
+from endstate.cli.extra_flags import (
+    agent_options_given,
+    executor_options_given,
+    read_extra,
+    system_options_given,
+)
 from endstate.cli.judge import (
     DEFAULT_JUDGE_CACHE,
     JudgeBudget,
@@ -41,10 +46,9 @@ from endstate.cli.run_options import (
     RunJudgeBaseUrl,
     RunJudgeK,
     Seed,
+    SystemOption,
     Tasks,
     TimeLimit,
-    UserBaseUrl,
-    UserModelName,
     Workers,
     WorldSeed,
 )
@@ -86,8 +90,7 @@ def run(
     judge_keep_trying: JudgeKeepTrying = False,
     gates: Gates = None,
     contamination: Contamination = None,
-    user_model: UserModelName = None,
-    user_base_url: UserBaseUrl = None,
+    system_option: SystemOption = None,
     prices: Prices = None,
     executor: Executor = None,
     executor_option: ExecutorOption = None,
@@ -124,8 +127,7 @@ def run(
         judge_model=judge_model,
         judge_base_url=judge_base_url,
         judge_k=judge_k,
-        user_model=user_model,
-        user_base_url=user_base_url,
+        system_options=system_options_given(system_option or [], extra),
         prices=prices,
     )
     s = settle(given, RunStore(resume).read_manifest() if resume else None)
@@ -197,6 +199,7 @@ def _run_options(
 ) -> RunOptions:
     """The settled settings as a run: the agent made, the corpus chosen, the gates pinned."""
     from endstate.agents.registry import agent_options, kind_of, make_agent
+    from endstate.envs.system_options import validate_systems
     from endstate.runs.prices import load_prices
     from endstate.runs.session import RunOptions
 
@@ -231,21 +234,10 @@ def _run_options(
         on_start=bar.start,
         on_store=where.append,
         gates=pin_gates(gates) if gates else None,
-        system_options=_user_options(s),
+        system_options=validate_systems(s.system_options or {}),
         prices=load_prices(s.prices) if s.prices else None,
         agent_options=options,
     )
-
-
-def _user_options(s: RunSettings) -> dict[str, dict[str, object]]:
-    """The scheduling lab's simulated user: scripted, unless a chat model is named."""
-    if s.user_model is None:
-        if s.user_base_url is not None:
-            raise EndstateError("--user-base-url needs --user-model")
-        return {}
-    if s.user_base_url is None:
-        raise EndstateError("--user-model needs --user-base-url (an OpenAI-compatible endpoint)")
-    return {"scheduling": {"user_model": {"model": s.user_model, "base_url": s.user_base_url}}}
 
 
 def _execute(options: RunOptions, bar: RunProgress, where: list[Path]) -> RunResult:

@@ -98,18 +98,6 @@ Gates = Annotated[
         help="Release gates (YAML) pinned before the first attempt; see `endstate gate`.",
     ),
 ]
-UserModelName = Annotated[
-    str | None,
-    typer.Option(
-        "--user-model",
-        help="Scheduling lab: the chat model the simulated user speaks through (default: "
-        "scripted). It only words replies: approvals and facts stay the script's.",
-    ),
-]
-UserBaseUrl = Annotated[
-    str | None,
-    typer.Option("--user-base-url", help="OpenAI-compatible endpoint of --user-model."),
-]
 Prices = Annotated[
     Path | None,
     typer.Option(
@@ -139,5 +127,17 @@ ExecutorOption = Annotated[
         "(default 1), worker_env ([N:]NAME[=VALUE], repeatable: a variable for every worker, "
         "or worker N; without =VALUE, this shell's value). Aliases: --ray-address, "
         "--ray-cpus-per-worker, --ray-memory-per-worker, --ray-worker-env.",
+    ),
+]
+SystemOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--system-option",
+        metavar="SYSTEM.KEY=VALUE",
+        help="An option of one system of the suite, validated by that system (repeatable): "
+        "scheduling.user_model=MODEL and scheduling.user_base_url=URL make the scheduling "
+        "lab's simulated user speak through a chat model (default: scripted; it only words "
+        "replies, approvals and facts stay the script's). Aliases: --user-model, "
+        "--user-base-url.",
     ),
 ]

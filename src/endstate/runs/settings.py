@@ -39,8 +39,9 @@ class RunSettings:
     judge_model: str | None = None
     judge_base_url: str | None = None
     judge_k: int | None = None
-    user_model: str | None = None  # the scheduling lab's simulated user, through a chat model
-    user_base_url: str | None = None
+    # Options of the suite's systems by system (`--system-option SYSTEM.KEY=VALUE`), each
+    # validated by its system (`envs/system_options.py`), so no system is named here.
+    system_options: dict[str, dict[str, Any]] | None = None
     prices: Path | None = None
 
 
@@ -87,17 +88,15 @@ def from_manifest(manifest: Manifest) -> RunSettings:
         judge_model=judge.model if judge else None,
         judge_base_url=judge.endpoint if judge else None,
         judge_k=judge.k if judge else None,
-        user_model=_user(manifest, "model"),
-        user_base_url=_user(manifest, "base_url"),
+        system_options=_pinned_systems(manifest),
         prices=Path(manifest.prices.path) if manifest.prices else None,
     )
 
 
-def _user(manifest: Manifest, key: str) -> str | None:
-    """The simulated user's chat model and endpoint, if the run had one."""
-    user = manifest.environment.details.get("simulated_user")
-    value = user.get(key) if isinstance(user, dict) and user.get("kind") == "llm" else None
-    return value if isinstance(value, str) else None
+def _pinned_systems(manifest: Manifest) -> dict[str, dict[str, Any]] | None:
+    """The system options the run pinned (None: a run from before they were pinned)."""
+    found = manifest.environment.details.get("system_options")
+    return {k: dict(v) for k, v in found.items()} if isinstance(found, dict) else None
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -128,6 +127,24 @@ def _options(
     return {**before, **given}
 
 
+def _systems(
+    given: dict[str, dict[str, Any]] | None, before: dict[str, dict[str, Any]] | None
+) -> dict[str, dict[str, Any]]:
+    """The resumed run's system options with those given over them; a given option the run
+    pinned otherwise is refused, naming it."""
+    merged = {k: dict(v) for k, v in (before or {}).items()}
+    for name, options in (given or {}).items():
+        for key, value in options.items():
+            pinned = merged.get(name, {}).get(key)
+            if before is not None and pinned is not None and str(pinned) != str(value):
+                raise EndstateError(
+                    f"--system-option {name}.{key}={value!r}: the run being resumed used "
+                    f"{pinned!r} (omit it to resume the run as it was)"
+                )
+            merged.setdefault(name, {})[key] = value
+    return merged
+
+
 def settle(given: RunSettings, resumed: Manifest | None) -> RunSettings:
     """The settings to run with; refuses a given flag that contradicts the resumed run."""
     settled: dict[str, Any] = {}
@@ -137,6 +154,9 @@ def settle(given: RunSettings, resumed: Manifest | None) -> RunSettings:
         before = getattr(previous, f.name) if previous else None
         if f.name == "agent_options":
             continue  # once the agent is settled: its kind reads them
+        if f.name == "system_options":
+            settled[f.name] = _systems(value, before)
+            continue
         conflict = value is not None and before is not None and not _same(value, before)
         if previous is not None and conflict:
             raise EndstateError(

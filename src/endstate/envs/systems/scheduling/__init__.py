@@ -14,6 +14,7 @@ from endstate.envs.systems.scheduling.outcomes import summarize_scheduling
 from endstate.envs.systems.scheduling.outcomes_view import scheduling_view
 from endstate.envs.systems.scheduling.prepare import prepare
 from endstate.envs.systems.scheduling.release_outcomes import RELEASE_OUTCOMES
+from endstate.envs.systems.scheduling.run_options import ALIASES, SchedulingOptions
 from endstate.envs.systems.scheduling.schema import DDL
 from endstate.envs.systems.scheduling.state import scheduling_state
 from endstate.envs.world import World
@@ -41,6 +42,8 @@ SYSTEM = System(
     prepare=prepare,
     # A tool call is a small JSON object: its arguments never need more.
     request_bytes=TOOL_CALL_BYTES,
+    options=SchedulingOptions,
+    aliases=ALIASES,
 )
 
 

@@ -1,5 +1,6 @@
 """Which simulated user answers an episode's agent: the scripted one, or one speaking through
-the chat model the run configured (`system_options["scheduling"]["user_model"]`)."""
+the chat model the run configured (`system_options["scheduling"]`: `user_model` and
+`user_base_url`, run_options.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ SYSTEM = "scheduling"
 
 
 def user_model(options: dict[str, dict[str, Any]]) -> UserModel | None:
-    found = options.get(SYSTEM, {}).get("user_model")
-    return UserModel(**found) if found else None
+    mine = options.get(SYSTEM, {})
+    model, base_url = mine.get("user_model"), mine.get("user_base_url")
+    return UserModel(model, base_url) if model and base_url else None
 
 
 def user_identity(options: dict[str, dict[str, Any]]) -> dict[str, Any]:
