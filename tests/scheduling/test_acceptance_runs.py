@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from endstate.agents.registry import make_agent
+from endstate.envs.systems.scheduling.outcomes import SchedulingSummary
 from endstate.runs.session import RunOptions, RunResult, execute
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,8 +49,8 @@ def test_a_wrong_tool_call_is_labelled_adapter_contract(tmp_path: Path) -> None:
         "unknown_tool",
     )
     assert state["summary"]["trace_boundary"] == "adapter_contract"
-    sched = result.summary.scheduling
-    assert sched is not None and sched.boundaries.get("adapter_contract") == 1
+    sched = result.summary.sections.get("scheduling")
+    assert isinstance(sched, SchedulingSummary) and sched.boundaries.get("adapter_contract") == 1
 
 
 def test_five_questions_to_the_user_report_a_clarification_burden_of_five(
@@ -57,6 +58,6 @@ def test_five_questions_to_the_user_report_a_clarification_burden_of_five(
 ) -> None:
     result = run("--questions 5", tmp_path / "runs")
     assert end_state(result)["summary"]["clarifications"] == 5
-    sched = result.summary.scheduling
-    assert sched is not None and sched.clarification_turns == 5
+    sched = result.summary.sections.get("scheduling")
+    assert isinstance(sched, SchedulingSummary) and sched.clarification_turns == 5
     assert "5 question(s) put to the user" in result.report

@@ -18,6 +18,7 @@ import pytest
 from endstate.agents.registry import make_agent
 from endstate.boundary import boundary_weakenings
 from endstate.builtin import named_corpus
+from endstate.envs.systems.scheduling.outcomes import SchedulingSummary
 from endstate.regress.gates import evaluate, parse
 from endstate.runs.session import RunOptions, RunResult, execute
 
@@ -91,8 +92,8 @@ def test_the_desk_agent_breaks_no_release_gate(sample_run: RunResult) -> None:
         boundary_weakenings(sample_run.manifest, sample_run.records),
     )
     assert [v.gate for v in verdicts if not v.passed] == []
-    sched = sample_run.summary.scheduling
-    assert sched is not None
+    sched = sample_run.summary.sections.get("scheduling")
+    assert isinstance(sched, SchedulingSummary)
     assert sched.duplicate_writes == 0
     assert sched.boundaries.get("external_uncertainty", 0) == 0  # no blind retry
     # Both unknown-outcome families were in the sample, and each was reconciled.
