@@ -35,7 +35,7 @@ REQUIRED = TEXT_COLUMNS + JSON_COLUMNS
 READ_KINDS: tuple[str, ...] = get_args(AnswerKind)
 READ_RULE_KEYS = ("field", "kind", "tolerance", "relative", "item_kind", "choices", "description")
 WRITE_RULE_KEYS = ("kind", "description")
-WRITE_CHECK_KEYS = ("expect", "forbidden_tables")
+WRITE_CHECK_KEYS = ("expect", "forbidden_tables", "exclusive", "permitted")
 LEG_COUNT = (3, 6)
 
 Row = tuple[int, dict[str, Any]]
