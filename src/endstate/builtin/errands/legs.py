@@ -3,8 +3,8 @@ plausible wrong answer (for the mutation that proves the leg can fail).
 
 A leg resolves against one patient's record or not at all (`None`): an errand is offered to a
 patient only where every leg it draws resolves. "There is none" is an answer, not a reason
-to skip: an empty allergy list resolves to `[]`, and the portal's empty Range column to
-"none".
+to skip: an empty allergy list resolves to `[]`. A number the portal prints rounded is graded
+within half a unit of its last printed digit (`printed_tolerance`).
 """
 
 from __future__ import annotations
