@@ -97,16 +97,15 @@ def _draft_legs(
     rng: random.Random,
     must: str | None,
     tally: GoldTally,
+    legs: int | None = None,
 ) -> list[ReadLeg] | None:
-    pool = [
-        leg
-        for leg in arch.pool(chart, subject)
-        if leg is not None and (leg.name == must or tally.allows(leg))
-    ]
-    pool = list({leg.name: leg for leg in pool}.values())
-    if len(pool) < MIN_LEGS - 1:
+    every = list({leg.name: leg for leg in arch.pool(chart, subject) if leg is not None}.values())
+    pool = [leg for leg in every if leg.name == must or tally.allows(leg)]
+    if legs is not None and len(pool) < legs - 1:  # a set number of legs: variety yields
+        pool += [leg for leg in every if leg not in pool][: legs - 1 - len(pool)]
+    if len(pool) < (legs or MIN_LEGS) - 1:
         return None
-    n = rng.randint(MIN_LEGS, min(MAX_LEGS, len(pool) + 1))
+    n = legs or rng.randint(MIN_LEGS, min(MAX_LEGS, len(pool) + 1))
     drawn = rng.sample(pool, n - 1)
     if must is not None and must not in [leg.name for leg in drawn]:
         wanted = [leg for leg in pool if leg.name == must]
@@ -191,14 +190,15 @@ def build_errand(
     pin: dict[str, Any],
     must: str | None = None,
     tally: GoldTally | None = None,
+    legs: int | None = None,
 ) -> dict[str, Any] | None:
     """One errand's native task data (without its id), or None where it does not resolve;
-    `must` names a leg it has to draw."""
+    `must` names a leg it has to draw, `legs` how many legs it has (default: a seeded 3–6)."""
     subject = arch.subject(chart, rng)
     if subject is None:
         return None
     tally = tally if tally is not None else GoldTally()
-    reads = _draft_legs(arch, chart, subject, rng, must, tally)
+    reads = _draft_legs(arch, chart, subject, rng, must, tally, legs)
     if reads is None:
         return None
     tally.add(reads)
@@ -241,10 +241,8 @@ def _per_archetype(count: int) -> dict[str, int]:
     return {a.id: count // n + (1 if i < count % n else 0) for i, a in enumerate(ARCHETYPES)}
 
 
-def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[Generated]:
-    """`count` errands over the population of the world of `seed`."""
-    if count < 1:
-        raise GenerationError("count must be at least 1")
+def world_charts(seed: int, clock: str) -> tuple[dict[str, Any], list[ChartView]]:
+    """The world pin errands carry, and every patient's chart, for the world of `seed`."""
     world = generate_world(seed, clock)
     try:
         pop = population(world.seed, world.clock)
@@ -257,7 +255,14 @@ def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[
         "clock": world.clock,
         "population_sha256": population_sha256(pop),
     }
-    charts = [ChartView(pop, p, world.clock) for p in pop.patients]
+    return pin, [ChartView(pop, p, world.clock) for p in pop.patients]
+
+
+def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[Generated]:
+    """`count` errands over the population of the world of `seed`."""
+    if count < 1:
+        raise GenerationError("count must be at least 1")
+    pin, charts = world_charts(seed, clock)
     used: Counter[str] = Counter()
     tally = GoldTally()
     drafts: list[tuple[str, str, dict[str, Any]]] = []
@@ -298,17 +303,37 @@ def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[
     return out
 
 
+SHAPES = ("mix", "card")
+
+
 def generate_errand_corpus(
-    seed: int, count: int, out: Path, *, name: str | None = None, force: bool = False
+    seed: int,
+    count: int,
+    out: Path,
+    *,
+    name: str | None = None,
+    force: bool = False,
+    shape: str = "mix",
 ) -> CorpusLock:
-    """`endstate corpus errands`: errands for a seed, written and locked."""
-    tasks = generate_errands(seed, count)
+    """`endstate corpus errands`: errands for a seed, written and locked. `shape` "mix" is
+    `count` errands spread over the archetypes; "card" the Personal Health Arena card's
+    (`shape.py`; `count` does not apply)."""
+    if shape not in SHAPES:
+        raise GenerationError(f"--shape {shape!r}: expected one of {', '.join(SHAPES)}")
+    if shape == "card":
+        from endstate.builtin.errands.shape import generate_card_errands
+
+        tasks = generate_card_errands(seed)
+        how = f"--seed {seed} --shape card"
+    else:
+        tasks = generate_errands(seed, count)
+        how = f"--seed {seed} --count {count}"
     clock = tasks[0].data["world"]["clock"]
     return write_corpus(
         tasks,
         out,
-        name=name or f"endstate-errands-s{seed}",
-        source=f"endstate corpus errands --seed {seed} --count {count}",
+        name=name or f"endstate-errands-s{seed}" + ("-card" if shape == "card" else ""),
+        source=f"endstate corpus errands {how}",
         stamp=f"{clock}+00:00",
         force=force,
     )
