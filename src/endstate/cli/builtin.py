@@ -72,9 +72,17 @@ def errands_cmd(
     count: Annotated[int, typer.Option("--count", help="Number of errands.")] = ERRANDS_COUNT,
     name: Annotated[str | None, typer.Option("--name", help="Corpus name in the lock.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace a non-empty --out.")] = False,
+    shape: Annotated[
+        str,
+        typer.Option(
+            "--shape",
+            help="mix: --count errands spread over the archetypes; card: the Personal Health "
+            "Arena card's shape (100 episodes, two per patient, 398 legs; --count unused).",
+        ),
+    ] = "mix",
 ) -> None:
     """Patient errands (3-6 legs each) over the patient portal of the world of --seed."""
-    lock = generate_errand_corpus(seed, count, out_dir, name=name, force=force)
+    lock = generate_errand_corpus(seed, count, out_dir, name=name, force=force, shape=shape)
     out.print(
         f"wrote {len(lock.files)} errands to {out_dir} (world seed {seed})\n"
         f"tree sha256 {lock.tree_hash}\n"
