@@ -592,3 +592,18 @@ def test_a_write_on_a_table_the_world_lacks_is_refused_naming_the_table() -> Non
     assert found == {"table 'messages'", "table 'refill_requests'"}
     assert all(p.path == "$[0].write_check_json.message_dr" for p in problems)
     assert "cannot be measured here, so the row is refused" in problems[0].reason
+
+
+def test_the_world_tables_the_import_knows_are_the_schemas_tables() -> None:
+    """The corpus layer names the world's tables without importing the suite: kept in step."""
+    import sqlite3
+
+    from endstate.corpus.pha_card import WORLD_TABLES
+    from endstate.envs.schema import DDL
+    from endstate.envs.systems.patient_portal.schema import DDL as PORTAL_DDL
+
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(DDL + PORTAL_DDL)
+    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    assert {name for (name,) in rows if not name.startswith("sqlite_")} == WORLD_TABLES
+    conn.close()

@@ -19,7 +19,8 @@ from endstate.builtin.discrimination import by_template
 from endstate.builtin.errands import ERRANDS_COUNT, ERRANDS_SEED
 from endstate.builtin.errands.generator import generate_errand_corpus
 from endstate.builtin.generator import generate_corpus
-from endstate.builtin.validation import TaskValidation, validate_tasks
+from endstate.builtin.validation import validate_tasks
+from endstate.builtin.validation_results import TaskValidation
 from endstate.cli.console import err, mark, print_reasons
 from endstate.cli.scheduling import validate_case_tasks
 from endstate.corpus import scheduling_cases

@@ -12,8 +12,6 @@ table, rather than scored as a failure the agent did not earn.
 
 from __future__ import annotations
 
-import sqlite3
-from functools import lru_cache
 from typing import Any, Protocol
 
 from endstate.corpus.legs import DeltaCheck
@@ -53,20 +51,58 @@ def without_points(site: Site, leg: str, rule: dict[str, Any]) -> dict[str, Any]
     return {k: v for k, v in rule.items() if k != "points"}
 
 
-@lru_cache(maxsize=1)
-def world_tables() -> frozenset[str]:
-    """The tables an errand episode of the built-in world can change: the shared tables and
-    the patient portal's, read from their schemas."""
-    from endstate.envs.schema import DDL
-    from endstate.envs.systems.patient_portal.schema import DDL as PORTAL_DDL
+# The tables an errand episode of the built-in world can change: the suite's shared tables and
+# the patient portal's. The corpus layer stands below the suite, so it keeps their names, and a
+# test holds them equal to the schemas (tests/test_pha_rows.py).
+WORLD_TABLES: frozenset[str] = frozenset(
+    (
+        "appeals",
+        "attachments",
+        "coverages",
+        "denial_lines",
+        "denials",
+        "dme_orders",
+        "documents",
+        "events",
+        "logins",
+        "meta",
+        "notes",
+        "pa_responses",
+        "pa_submissions",
+        "patients",
+        "payer_rules",
+        "plans",
+        "pp_allergies",
+        "pp_appointment_changes",
+        "pp_appointments",
+        "pp_conditions",
+        "pp_encounters",
+        "pp_imaging",
+        "pp_immunizations",
+        "pp_insurance",
+        "pp_lab_tests",
+        "pp_labs",
+        "pp_ledger",
+        "pp_medications",
+        "pp_messages",
+        "pp_patients",
+        "pp_pharmacies",
+        "pp_pharmacy_changes",
+        "pp_prescriptions",
+        "pp_providers",
+        "pp_records_requests",
+        "pp_sent_messages",
+        "prior_requests",
+        "providers",
+        "referral_diagnoses",
+        "referral_services",
+        "referrals",
+    )
+)
 
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.executescript(DDL + PORTAL_DDL)
-        rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        return frozenset(name for (name,) in rows if not name.startswith("sqlite_"))
-    finally:
-        conn.close()
+
+def world_tables() -> frozenset[str]:
+    return WORLD_TABLES
 
 
 def unknown_tables(check: DeltaCheck) -> list[str]:
