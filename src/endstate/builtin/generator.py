@@ -8,14 +8,14 @@ byte-identical files, and a different seed gives a different world and different
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from endstate.builtin.generated import Generated as Generated
+from endstate.builtin.generated import GenerationError as GenerationError
 from endstate.builtin.task_lint import require_clean
 from endstate.builtin.templates import (
     BUILTIN_TEMPLATES,
@@ -35,10 +35,6 @@ from endstate.errors import EndstateError
 # again under another generator is another task, never the old id with a new meaning.
 ID_PREFIX = {"prior_auth": "pa", "appeals_denials": "dn", "dme": "dme"}
 Cell = tuple[str, str]  # (family, tier)
-
-
-class GenerationError(EndstateError):
-    """The world cannot supply the tasks asked for."""
 
 
 def world_seed_for(seed: int) -> int:
@@ -69,17 +65,6 @@ def allocate(count: int) -> dict[Cell, int]:
         for j, tier in enumerate(TIERS):
             cells[(family, tier)] = n // len(TIERS) + (1 if (j - i) % len(TIERS) < n % 3 else 0)
     return cells
-
-
-@dataclass
-class Generated:
-    """One generated task: where it goes in the corpus, and its file content."""
-
-    path: str
-    data: dict[str, Any]
-
-    def text(self) -> str:
-        return json.dumps(self.data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def _quotas(

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from endstate.builtin.generated import Generated, GenerationError
 from endstate.envs.text_lint import string_problem
 from endstate.errors import listed
-
-if TYPE_CHECKING:
-    from endstate.builtin.generator import Generated
 
 # Step values the reference fills in may hold a captured value, `${conf}`: the trajectory's
 # own placeholder, filled when the reference is replayed, and stays out of the lint.
@@ -64,8 +62,6 @@ def task_problems(task: dict[str, Any]) -> list[str]:
 
 def require_clean(tasks: Sequence[Generated], what: str = "task") -> None:
     """Refuse tasks whose strings are not filled in as text, naming each field."""
-    from endstate.builtin.generator import GenerationError  # (it imports this module)
-
     found = [line for g in tasks for line in task_problems(g.data)]
     if found:
         raise GenerationError(

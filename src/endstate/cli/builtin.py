@@ -17,7 +17,7 @@ from rich.table import Table
 from endstate.builtin import BUILTIN_COUNT, BUILTIN_SEED, named_corpus
 from endstate.builtin.discrimination import by_template
 from endstate.builtin.errands import ERRANDS_COUNT, ERRANDS_SEED
-from endstate.builtin.errands.generator import generate_errand_corpus
+from endstate.builtin.errands.corpus_writer import generate_errand_corpus
 from endstate.builtin.generator import generate_corpus
 from endstate.builtin.validation import validate_tasks
 from endstate.builtin.validation_results import TaskValidation

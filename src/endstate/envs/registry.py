@@ -28,13 +28,14 @@ from endstate.plugins import Registry
 if TYPE_CHECKING:
     import httpx
 
-    from endstate.envs.runtime import Episode
     from endstate.envs.world import World
 
 ENTRY_POINT_GROUP = "endstate.systems"
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,30}")
 
-StateSlice = Callable[["World", "Episode", list[dict[str, Any]]], Any]
+# (the world, the episode, its events) -> the system's slice of the state document. The episode
+# is an `envs.runtime.Episode`; it is not named here, as the runtime is built on this registry.
+StateSlice = Callable[["World", Any, list[dict[str, Any]]], Any]
 
 
 @dataclass(frozen=True)

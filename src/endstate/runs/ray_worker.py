@@ -27,8 +27,8 @@ from endstate.build import build_info
 from endstate.corpus.loader import load_corpus
 from endstate.corpus.lock import hash_tree, tree_hash
 from endstate.corpus.model import Task
+from endstate.runs.run_setup import RunOptions, agent_pin, start_environment, started_agent
 from endstate.runs.runner import Runner, RunPlan
-from endstate.runs.session import RunOptions, agent_pin, start_environment, started_agent
 from endstate.runs.shared_browser import shared_browser
 from endstate.runs.store import RunStore
 from endstate.runs.worker_pins import (

@@ -19,7 +19,7 @@ from endstate.agents.replay import TrajectoryRecorder
 from endstate.browser import async_browser
 from endstate.corpus.model import Task
 from endstate.runs.environment import open_task_episode
-from endstate.runs.session import start_environment
+from endstate.runs.run_setup import start_environment
 
 
 async def record(

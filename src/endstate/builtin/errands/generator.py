@@ -15,17 +15,15 @@ import random
 from collections import Counter
 from dataclasses import asdict
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from endstate.builtin.errands.actions import WriteLeg, collateral_harm, sign_in
 from endstate.builtin.errands.archetypes import ARCHETYPES, Archetype
 from endstate.builtin.errands.chart import ChartView
 from endstate.builtin.errands.legs import ReadLeg
-from endstate.builtin.generator import Generated, GenerationError, write_corpus
+from endstate.builtin.generator import Generated, GenerationError
 from endstate.builtin.task_lint import require_clean
 from endstate.builtin.templates.common import Mutation, Traj
-from endstate.corpus.lock import CorpusLock
 from endstate.corpus.native import FORMAT
 from endstate.envs.systems.patient_portal.checks import IncoherentPopulation
 from endstate.envs.systems.patient_portal.model import Population
@@ -301,39 +299,3 @@ def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[
         out.append(Generated(f"{FAMILY}/{task_id}.json", {"id": task_id, **data}))
     require_clean(out, "errand")
     return out
-
-
-SHAPES = ("mix", "card")
-
-
-def generate_errand_corpus(
-    seed: int,
-    count: int,
-    out: Path,
-    *,
-    name: str | None = None,
-    force: bool = False,
-    shape: str = "mix",
-) -> CorpusLock:
-    """`endstate corpus errands`: errands for a seed, written and locked. `shape` "mix" is
-    `count` errands spread over the archetypes; "card" the Personal Health Arena card's
-    (`shape.py`; `count` does not apply)."""
-    if shape not in SHAPES:
-        raise GenerationError(f"--shape {shape!r}: expected one of {', '.join(SHAPES)}")
-    if shape == "card":
-        from endstate.builtin.errands.shape import generate_card_errands
-
-        tasks = generate_card_errands(seed)
-        how = f"--seed {seed} --shape card"
-    else:
-        tasks = generate_errands(seed, count)
-        how = f"--seed {seed} --count {count}"
-    clock = tasks[0].data["world"]["clock"]
-    return write_corpus(
-        tasks,
-        out,
-        name=name or f"endstate-errands-s{seed}" + ("-card" if shape == "card" else ""),
-        source=f"endstate corpus errands {how}",
-        stamp=f"{clock}+00:00",
-        force=force,
-    )

@@ -14,9 +14,10 @@ from starlette.routing import Mount, Route
 
 from endstate.envs.database import EpisodeClosed
 from endstate.envs.descriptors import DescriptorsExhausted
-from endstate.envs.systems.scheduling.binding import MCPEndpoint, session_id
+from endstate.envs.systems.scheduling.binding import MCPEndpoint
 from endstate.envs.systems.scheduling.entrance import serve
 from endstate.envs.systems.scheduling.service import SchedulingService
+from endstate.envs.systems.scheduling.sessions import session_id
 from endstate.envs.systems.scheduling.surface import refusal
 from endstate.envs.systems.scheduling.tools import TOOLS
 from endstate.envs.web import runtime_of, start_endpoint

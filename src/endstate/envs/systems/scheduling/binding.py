@@ -1,6 +1,5 @@
-"""How a client of the scheduling service is bound to its episode — the session cookie the
-start URL set, or `Authorization: Bearer <session>` for clients that keep no cookies — and
-the `/mcp` endpoint, which loads the MCP SDK on its first request."""
+"""The `/mcp` endpoint, which loads the MCP SDK on its first request (a client is bound to its
+episode as any other: `sessions.session_id`)."""
 
 from __future__ import annotations
 
@@ -9,23 +8,10 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
-
-from endstate.envs.web import cookie_name
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-
-SYSTEM = "scheduling"
-
-
-def session_id(request: Request) -> str | None:
-    """The episode session a request carries: a bearer header, or its cookie."""
-    scheme, _, value = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and value:
-        return value
-    return request.cookies.get(cookie_name(SYSTEM))
 
 
 @dataclass

@@ -19,8 +19,8 @@ from starlette.requests import Request
 
 from endstate.envs.database import EpisodeClosed
 from endstate.envs.descriptors import DescriptorsExhausted
-from endstate.envs.systems.scheduling.binding import session_id
 from endstate.envs.systems.scheduling.entrance import serve
+from endstate.envs.systems.scheduling.sessions import session_id
 from endstate.envs.systems.scheduling.tools import TOOLS
 from endstate.envs.web import runtime_of
 
