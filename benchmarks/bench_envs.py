@@ -50,11 +50,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import machine, write_section
 from endstate.browser import BrowserHost
 from endstate.envs import EmbeddedSuite
-from endstate.envs.fingerprint import nonce
 from endstate.envs.server import _bind
+from endstate.envs.shared.web import STATIC
+from endstate.envs.suite.fingerprint import nonce
 from endstate.envs.systems.patient_portal.model import Patient
 from endstate.envs.systems.patient_portal.population import of_world
-from endstate.envs.web import STATIC
 
 ROOT = Path(__file__).resolve().parents[1]
 EPISODE_GOAL_MS = 50.0

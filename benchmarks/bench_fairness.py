@@ -25,8 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import machine, write_section
-from endstate.envs.limits import SuiteLimits
 from endstate.envs.server import EmbeddedSuite
+from endstate.envs.suite.limits import SuiteLimits
 
 ROOT = Path(__file__).resolve().parents[1]
 GOAL = 1.5

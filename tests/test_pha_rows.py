@@ -599,7 +599,7 @@ def test_the_world_tables_the_import_knows_are_the_schemas_tables() -> None:
     import sqlite3
 
     from endstate.corpus.pha_card import WORLD_TABLES
-    from endstate.envs.schema import DDL
+    from endstate.envs.suite.schema import DDL
     from endstate.envs.systems.patient_portal.schema import DDL as PORTAL_DDL
 
     conn = sqlite3.connect(":memory:")

@@ -199,7 +199,7 @@ def test_the_system_list_names_each_system_its_origin_and_its_own_tables(tmp_pat
 def test_the_state_document_contract_has_a_row_for_every_built_in_system() -> None:
     """The docs table of top-level keys is held to the registry: a system added without its
     row in docs/state-document.md fails here."""
-    from endstate.envs.registry import SYSTEMS
+    from endstate.envs.suite.registry import SYSTEMS
 
     docs = (Path(__file__).parents[1] / "docs" / "state-document.md").read_text()
     built_in = [n for n in SYSTEMS.items() if SYSTEMS.origin(n) == "built-in"]

@@ -21,7 +21,7 @@ import pytest
 
 from endstate import redteam
 from endstate.agents.agent_output import read_final_line
-from endstate.envs.limits import SuiteLimits
+from endstate.envs.suite.limits import SuiteLimits
 from endstate.errors import EndstateError
 from endstate.redteam.attacks import ATTACKS
 from endstate.redteam.suite import run_redteam

@@ -7,8 +7,7 @@ import re
 import pytest
 
 from endstate.builtin.generator import generate
-from endstate.envs import catalog
-from endstate.envs.world import generate_world
+from endstate.envs.world import catalog, generate_world
 from endstate.rules.denials import (
     DENIAL_ACTIONS,
     UnknownReason,

@@ -10,8 +10,7 @@ import pytest
 from endstate.builtin.generator import generate
 from endstate.builtin.templates.common import WorldView
 from endstate.builtin.templates.prior_auth.facts import _needs_auth
-from endstate.envs import clinical
-from endstate.envs.world import generate_world
+from endstate.envs.world import clinical, generate_world
 
 SEEDS = (20260302, 11, 91731)
 

@@ -9,7 +9,6 @@ from datetime import timedelta
 
 import pytest
 
-from endstate.envs import catalog, clinical, dme_catalog
 from endstate.envs.world import (
     DEFAULT_CLOCK,
     Adjustment,
@@ -17,6 +16,9 @@ from endstate.envs.world import (
     ReferralDx,
     Service,
     World,
+    catalog,
+    clinical,
+    dme_catalog,
     generate_world,
 )
 from endstate.envs.world import generate as generate_module

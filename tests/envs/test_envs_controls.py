@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import Page
 
 from endstate.envs import EmbeddedSuite, EpisodeInfo
-from endstate.envs.controls import Controls
-from endstate.envs.fingerprint import nonce
+from endstate.envs.shared.controls import Controls
+from endstate.envs.suite.fingerprint import nonce
 from endstate.envs.systems.ehr import controls as ehr
 from endstate.envs.systems.fax import controls as fax
 from endstate.envs.systems.patient_portal import controls as patient_portal

@@ -7,8 +7,8 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from endstate.envs import EmbeddedSuite, EpisodeInfo
-from endstate.envs.chart_files import file_of
 from endstate.envs.world import World, mdy
+from endstate.envs.world.chart_files import file_of
 
 
 def _sign_in(page: Page, world: World, episode: EpisodeInfo) -> None:

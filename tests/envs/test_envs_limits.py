@@ -21,8 +21,8 @@ from starlette.formparsers import MultiPartParser
 from starlette.requests import Request
 
 from endstate.envs import EmbeddedSuite
-from endstate.envs.limits import MIB, SuiteLimits
-from endstate.envs.web import read_form
+from endstate.envs.shared.web import read_form
+from endstate.envs.suite.limits import MIB, SuiteLimits
 from endstate.firewall import EpisodeBinding
 from endstate.runs.embedded import EmbeddedEnvironment
 from endstate.runs.environment import EpisodeHandle, StateUnavailable

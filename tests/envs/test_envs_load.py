@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from endstate.envs import EmbeddedSuite, EpisodeInfo
-from endstate.envs.loadgen import drive
+from endstate.envs.suite.loadgen import drive
 
 from .conftest import WORLD_SEED
 from .envs_support import NONCE, Visitor

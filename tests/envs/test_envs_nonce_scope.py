@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from endstate.envs import EmbeddedSuite, EpisodeInfo
-from endstate.envs.runtime import NONCES_PER_SESSION, Session
-from endstate.envs.web import post_targets
+from endstate.envs.shared.web import post_targets
+from endstate.envs.suite.runtime import NONCES_PER_SESSION, Session
 
 from .envs_support import Visitor
 

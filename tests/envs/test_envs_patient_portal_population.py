@@ -9,6 +9,7 @@ from datetime import date
 
 import pytest
 
+from endstate.envs.suite.world_db import build_template
 from endstate.envs.systems.patient_portal.population import (
     BIG_LABS,
     LAB_ROWS,
@@ -17,7 +18,6 @@ from endstate.envs.systems.patient_portal.population import (
     of_world,
 )
 from endstate.envs.world import DEFAULT_CLOCK, generate_world
-from endstate.envs.world_db import build_template
 
 SEEDS = (20260302, 99, 3)
 

@@ -10,8 +10,8 @@ import pypdf
 from playwright.sync_api import Page, expect
 
 from endstate.envs import EmbeddedSuite, EpisodeInfo
-from endstate.envs.chart_files import file_of
-from endstate.envs.pdf import LINES_PER_PAGE, pdf_bytes
+from endstate.envs.world.chart_files import file_of
+from endstate.envs.world.pdf import LINES_PER_PAGE, pdf_bytes
 
 TEXT = (
     "PRIOR IMAGING REPORT\n\nExam: MRI knee (left) — 02/01/2026\n"

@@ -15,9 +15,8 @@ import pytest
 
 from endstate.corpus.model import PublicTask
 from endstate.envs import EmbeddedSuite
-from endstate.envs.database import EpisodeDB
-from endstate.envs.world import generate_world
-from endstate.envs.world_db import (
+from endstate.envs.suite.database import EpisodeDB
+from endstate.envs.suite.world_db import (
     TemplateDatabase,
     TemplateTampered,
     build_template,
@@ -25,6 +24,7 @@ from endstate.envs.world_db import (
     private_template,
     template_path,
 )
+from endstate.envs.world import generate_world
 from endstate.runs.embedded import EmbeddedEnvironment
 
 from .conftest import WORLD_SEED

@@ -8,7 +8,7 @@ from datetime import date
 
 import pytest
 
-from endstate.envs.forms import fax_digits
+from endstate.envs.shared.forms import fax_digits
 from endstate.envs.world import DEFAULT_CLOCK, GENERATOR_VERSION, generate_world, npi_valid
 
 

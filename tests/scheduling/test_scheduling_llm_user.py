@@ -16,7 +16,7 @@ import pytest
 from endstate.agents.registry import make_agent
 from endstate.cli.extra_flags import read_extra, system_options_given
 from endstate.envs import EmbeddedSuite
-from endstate.envs.system_options import validate_systems
+from endstate.envs.suite.system_options import validate_systems
 from endstate.envs.systems.scheduling.user import UNKNOWN_FACT
 from endstate.envs.systems.scheduling.user_model import SCRIPTED_IDENTITY, UserModel, user_pin
 from endstate.errors import EndstateError

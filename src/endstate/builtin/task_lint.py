@@ -1,5 +1,5 @@
 """Every string a generated task carries is filled in and reads as written text
-(envs/text_lint.py): the instruction, the scenario label, the outcome and rationale, the
+(envs/world/text_lint.py): the instruction, the scenario label, the outcome and rationale, the
 answer contract, each check's description and gold, what the reference types into the pages
 and each mutation's account. A task with an empty field, stray or doubled spaces, an unfilled
 `{placeholder}`, `None` or `nan` is never written — built-in task or errand; the problem names
@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from endstate.builtin.generated import Generated, GenerationError
-from endstate.envs.text_lint import string_problem
+from endstate.envs.world.text_lint import string_problem
 from endstate.errors import listed
 
 # Step values the reference fills in may hold a captured value, `${conf}`: the trajectory's

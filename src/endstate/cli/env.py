@@ -76,8 +76,8 @@ def systems() -> None:
     from rich.table import Table
 
     from endstate.cli.console import out
-    from endstate.envs.registry import SYSTEMS
-    from endstate.envs.tables import table_keys
+    from endstate.envs.suite.registry import SYSTEMS
+    from endstate.envs.suite.tables import table_keys
 
     table = Table(title="Systems", title_justify="left")
     for column in ("system", "title", "from", "routes", "own tables"):

@@ -34,7 +34,7 @@ class ExtraOptions:
 
 def _system_aliases() -> dict[str, str]:
     """Each system's older flags, as aliases of its options (`System.aliases`)."""
-    from endstate.envs.registry import systems
+    from endstate.envs.suite.registry import systems
 
     found = systems()
     return {flag: f"{name}.{key}" for name, s in found.items() for flag, key in s.aliases.items()}
@@ -111,7 +111,7 @@ def system_options_given(
     options: Sequence[str], extra: ExtraOptions
 ) -> dict[str, dict[str, Any]] | None:
     """`SYSTEM.KEY=VALUE` options by system, None when none was given (a resume keeps its own).
-    Which systems take which keys is theirs to say (`envs/system_options.py`)."""
+    Which systems take which keys is theirs to say (`envs/suite/system_options.py`)."""
     pairs = [*extra.system, *assignments(options, "--system-option")]
     if not pairs:
         return None

@@ -199,7 +199,7 @@ def _run_options(
 ) -> RunOptions:
     """The settled settings as a run: the agent made, the corpus chosen, the gates pinned."""
     from endstate.agents.registry import agent_options, kind_of, make_agent
-    from endstate.envs.system_options import validate_systems
+    from endstate.envs.suite.system_options import validate_systems
     from endstate.runs.prices import load_prices
     from endstate.runs.session import RunOptions
 

@@ -1,4 +1,8 @@
-"""Environments: the embedded suite (an EHR, two payer portals and a fax portal) and its world.
+"""Environments: the embedded suite — an EHR, two payer portals, a fax service, a patient
+portal and a scheduling service — and its world, by job: `server.py` assembles the suite in
+one process; `systems/` holds each system; `shared/` the web pieces they share; `suite/` the
+runtime (systems registry, episode database, grading channel, state document); `world/` the
+world and its reference data. Each stands only on those after it (an import-linter contract).
 
 Exports are resolved on first use: the command line imports this package for its sub-app and
 should not pay for the web stack until a suite actually starts.

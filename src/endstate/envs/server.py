@@ -32,18 +32,19 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from endstate.envs.admission import Admission, Admitted
-from endstate.envs.database import EpisodeClosed
-from endstate.envs.descriptors import DescriptorsExhausted
-from endstate.envs.fingerprint import fingerprint
-from endstate.envs.grading import grading_app
-from endstate.envs.grading_client import call_with_retries
-from endstate.envs.limits import SuiteLimits
-from endstate.envs.registry import system_names, systems
-from endstate.envs.runtime import Runtime
-from endstate.envs.web import STATIC, cookie_name, make_env, page_of, plain_page
+from endstate.envs.shared.web import STATIC, make_env, page_of, plain_page
+from endstate.envs.suite.admission import Admission, Admitted
+from endstate.envs.suite.cookies import cookie_name
+from endstate.envs.suite.database import EpisodeClosed
+from endstate.envs.suite.descriptors import DescriptorsExhausted
+from endstate.envs.suite.fingerprint import fingerprint
+from endstate.envs.suite.grading import grading_app
+from endstate.envs.suite.grading_client import call_with_retries
+from endstate.envs.suite.limits import SuiteLimits
+from endstate.envs.suite.registry import system_names, systems
+from endstate.envs.suite.runtime import Runtime
+from endstate.envs.suite.world_db import private_template
 from endstate.envs.world import DEFAULT_CLOCK, DEFAULT_SEED, World, generate_world
-from endstate.envs.world_db import private_template
 from endstate.scratch import scratch
 
 NO_TESTIDS_ENV = "ENDSTATE_NO_TESTIDS"
@@ -194,7 +195,7 @@ class EmbeddedSuite:
         self.grading_url = self.urls.pop("grading")
         runtime.base_urls.update(self.urls)
         self.apps = {s: system_app(s, runtime, runtime.testids) for s in system_names()}
-        # Every request an agent sends passes admission first (envs/admission.py); the
+        # Every request an agent sends passes admission first (envs/suite/admission.py); the
         # fingerprint reads the apps themselves.
         self.admission = Admission(runtime, runtime.limits)
         served = {
@@ -264,7 +265,7 @@ class EmbeddedSuite:
         the suite's private testing flag: it lets tests make a write fail mid-transaction
         (`runtime.arm_fault`); nothing else can turn it on. `system_options` configure
         systems by name (the scheduling service's `user_model`). `limits` bound what one
-        client may cost the suite (envs/limits.py; the defaults when None).
+        client may cost the suite (envs/suite/limits.py; the defaults when None).
 
         From the main thread, SIGTERM is made to act like SIGINT while a suite runs (see
         `terminate_like_interrupt`), so a terminated process cleans up as an interrupted one.

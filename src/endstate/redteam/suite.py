@@ -32,8 +32,8 @@ from endstate.records import TaskRecord
 from endstate.redteam.attacks import ATTACKS, BY_NAME, Attack, attack_task, victim_task
 
 if TYPE_CHECKING:
-    from endstate.envs.limits import SuiteLimits
     from endstate.envs.server import EmbeddedSuite
+    from endstate.envs.suite.limits import SuiteLimits
     from endstate.scoring.judge import Judge
 
 HOSTILE_AGENT = Path(__file__).with_name("hostile_agent.py")

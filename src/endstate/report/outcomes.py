@@ -59,7 +59,7 @@ class OutcomeSection:
 
 
 SECTIONS: Registry[OutcomeSection] = Registry(
-    ENTRY_POINT_GROUP, OutcomeSection, "endstate.envs.builtin_outcomes"
+    ENTRY_POINT_GROUP, OutcomeSection, "endstate.envs.systems.builtin_outcomes"
 )
 
 

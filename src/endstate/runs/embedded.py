@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from endstate.corpus.model import PublicTask
-from endstate.envs.grading_client import (
+from endstate.envs.server import EmbeddedSuite, terminate_like_interrupt
+from endstate.envs.suite.grading_client import (
     IDEMPOTENCY_HEADER,
     RETRY_DELAYS,
     GradingCallFailed,
     acall_with_retries,
     error_text,
 )
-from endstate.envs.server import EmbeddedSuite, terminate_like_interrupt
 from endstate.envs.systems.scheduling.participant import user_identity
 from endstate.firewall import EpisodeBinding
 from endstate.runs.environment import EnvironmentInfo, EpisodeHandle, StateUnavailable
@@ -88,7 +88,7 @@ class EmbeddedEnvironment:
                     "system_options": self.suite.runtime.system_options,
                     # Who answers a scheduling agent: pinned, a model's name and prompt too.
                     "simulated_user": user_identity(self.suite.runtime.system_options),
-                    # What one attempt may cost the suite (envs/limits.py): disclosed.
+                    # What one attempt may cost the suite (envs/suite/limits.py): disclosed.
                     "limits": self.suite.limits(),
                 },
             )

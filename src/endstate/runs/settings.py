@@ -40,7 +40,7 @@ class RunSettings:
     judge_base_url: str | None = None
     judge_k: int | None = None
     # Options of the suite's systems by system (`--system-option SYSTEM.KEY=VALUE`), each
-    # validated by its system (`envs/system_options.py`), so no system is named here.
+    # validated by its system (`envs/suite/system_options.py`), so no system is named here.
     system_options: dict[str, dict[str, Any]] | None = None
     prices: Path | None = None
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from endstate.envs import catalog
 from endstate.envs.systems.ehr import controls as ehr
 from endstate.envs.systems.fax import controls as fax
 from endstate.envs.systems.payer_a import controls as payer_a
@@ -31,6 +30,7 @@ from endstate.envs.world import (
     Provider,
     Referral,
     World,
+    catalog,
     mdy,
 )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from endstate.envs import clinical
+from endstate.envs.world import clinical
 from endstate.envs.world.gen_base import GenBase
 from endstate.envs.world.letters import LetterFacts, letter
 from endstate.envs.world.model import Denial, DenialLine, Patient, Provider, ReferralDx, mdy

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
-from endstate.envs import catalog, clinical, dme_catalog
-from endstate.envs.catalog import DEPARTMENTS, Carc, Department, Dx
+from endstate.envs.world import catalog, clinical, dme_catalog
+from endstate.envs.world.catalog import DEPARTMENTS, Carc, Department, Dx
 from endstate.envs.world.claim_docs import claim_diagnoses, file_claim_documents
 from endstate.envs.world.episode import pick_episode
 from endstate.envs.world.gen_base import GenBase

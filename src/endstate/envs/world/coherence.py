@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterable
 from datetime import date
 
-from endstate.envs import age_limits, clinical
-from endstate.envs.catalog import Department, Dx, Proc
-from endstate.envs.dme_catalog import DME_ITEMS, DmeItem
+from endstate.envs.world import age_limits, clinical
+from endstate.envs.world.catalog import Department, Dx, Proc
+from endstate.envs.world.dme_catalog import DME_ITEMS, DmeItem
 from endstate.envs.world.model import (
     Denial,
     DenialLine,

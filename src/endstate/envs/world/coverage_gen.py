@@ -7,7 +7,7 @@ import random
 from dataclasses import replace
 from datetime import date, timedelta
 
-from endstate.envs import clinical
+from endstate.envs.world import clinical
 from endstate.envs.world.gen_base import GenBase
 from endstate.envs.world.model import Coverage, Patient, Plan
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import random
 
-from endstate.envs import clinical
-from endstate.envs.catalog import DEPARTMENTS, Department, Dx
+from endstate.envs.world import clinical
+from endstate.envs.world.catalog import DEPARTMENTS, Department, Dx
 from endstate.envs.world.model import Service
 from endstate.envs.world.texts import _service
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date, datetime
 
-from endstate.envs import clinical, names
-from endstate.envs.catalog import DEPARTMENTS, Department
+from endstate.envs.world import clinical, names
+from endstate.envs.world.catalog import DEPARTMENTS, Department
 from endstate.envs.world.claims import ClaimsGen
 from endstate.envs.world.coherence import problems
 from endstate.envs.world.episode import department_for, pick_episode

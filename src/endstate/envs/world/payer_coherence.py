@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from functools import partial
 
-from endstate.envs import dme_catalog
+from endstate.envs.world import dme_catalog
 from endstate.envs.world.model import Denial, DmeOrder, Document, Referral, World
 from endstate.rules import cob, dme
 from endstate.rules.authorization import may_require_auth

@@ -13,7 +13,7 @@ import random
 from dataclasses import replace
 from datetime import timedelta
 
-from endstate.envs import clinical
+from endstate.envs.world import clinical
 from endstate.envs.world.coverage_gen import CoverageGen
 from endstate.envs.world.model import Coverage, Plan, Referral
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from endstate.envs.catalog import CONTRACTUAL
+from endstate.envs.world.catalog import CONTRACTUAL
 from endstate.envs.world.model import Adjustment
 
 FEE_SCHEDULE = 0.62  # the allowed amount as a share of the billed charge

@@ -1,4 +1,4 @@
-"""Every string of the world reads as written text (envs/text_lint.py): names, addresses,
+"""Every string of the world reads as written text (envs/world/text_lint.py): names, addresses,
 plan and policy texts, notes, letters and reports, claim notes and histories. Generation fails
 on an empty required field, a stray or doubled space, an unfilled placeholder or a `None`
 where a value belongs, naming the record and the field."""
@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from endstate.envs.text_lint import string_problem
 from endstate.envs.world.model import World
+from endstate.envs.world.text_lint import string_problem
 
 # Fields a record may leave empty: a government plan has no group number, a coverage held by
 # the member themself names no parent's birthday, a plan without appeal form or fax of its own.

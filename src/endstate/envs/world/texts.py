@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from endstate.envs import catalog, clinical
-from endstate.envs.catalog import Department, Dx, Proc
+from endstate.envs.world import catalog, clinical
+from endstate.envs.world.catalog import Department, Dx, Proc
 from endstate.envs.world.letters import LetterFacts, letter
 from endstate.envs.world.model import DmeOrder, Patient, Plan, Referral, Service, mdy
 

@@ -33,10 +33,10 @@ from endstate.builtin.templates.denials.facts import (
     answer,
     appeal_guards,
 )
-from endstate.envs.chart_files import file_name_of
 from endstate.envs.systems.payer_a import controls as payer_a
 from endstate.envs.systems.payer_b import controls as payer_b
 from endstate.envs.world import Denial, Document, mdy
+from endstate.envs.world.chart_files import file_name_of
 
 
 class PortalAppeal(TaskTemplate):

@@ -31,9 +31,8 @@ from endstate.builtin.templates.dme.facts import (
     _queue_fax,
     answer,
 )
-from endstate.envs import clinical
-from endstate.envs.dme_catalog import DmeCriterion
-from endstate.envs.world import DmeOrder
+from endstate.envs.world import DmeOrder, clinical
+from endstate.envs.world.dme_catalog import DmeCriterion
 
 # Words any fair naming of the measured result contains (for the note check).
 MARKER_WORDS = {

@@ -14,10 +14,9 @@ from endstate.builtin.templates.common import (
     q,
     retarget,
 )
-from endstate.envs import catalog, dme_catalog
 from endstate.envs.systems.ehr import controls as ehr
 from endstate.envs.systems.fax import controls as fax
-from endstate.envs.world import DmeOrder, Document, mdy
+from endstate.envs.world import DmeOrder, Document, catalog, dme_catalog, mdy
 from endstate.rules import dme as dme_rules
 
 FAMILY = "dme"

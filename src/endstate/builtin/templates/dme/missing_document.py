@@ -30,8 +30,7 @@ from endstate.builtin.templates.dme.facts import (
     _queue_fax,
     answer,
 )
-from endstate.envs import catalog
-from endstate.envs.world import DmeOrder
+from endstate.envs.world import DmeOrder, catalog
 
 
 class MissingDocument(TaskTemplate):

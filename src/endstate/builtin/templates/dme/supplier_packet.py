@@ -31,7 +31,7 @@ from endstate.builtin.templates.dme.facts import (
     _wrong_supplier,
     answer,
 )
-from endstate.envs import catalog
+from endstate.envs.world import catalog
 
 
 class SupplierPacket(TaskTemplate):

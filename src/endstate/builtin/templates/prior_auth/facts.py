@@ -14,10 +14,10 @@ from endstate.builtin.templates.common import (
     q,
     requests_for,
 )
-from endstate.envs.chart_files import file_name_of
 from endstate.envs.systems.payer_a import controls as payer_a
 from endstate.envs.systems.payer_b import controls as payer_b
 from endstate.envs.world import Coverage, Document, Referral, mdy
+from endstate.envs.world.chart_files import file_name_of
 
 FAMILY = "prior_auth"
 

@@ -33,7 +33,7 @@ from endstate.builtin.templates.prior_auth.facts import (
     answer,
 )
 from endstate.builtin.templates.prior_auth.information_request import pended
-from endstate.envs.catalog import SITES
+from endstate.envs.world.catalog import SITES
 
 
 class PolicyLookup(TaskTemplate):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from endstate.envs.registry import System
+from endstate.envs.suite.registry import System
 from endstate.envs.systems.ehr.app import ROUTES
 from endstate.envs.systems.ehr.schema import DDL
 from endstate.envs.systems.ehr.state import ehr_state

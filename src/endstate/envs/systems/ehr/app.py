@@ -8,11 +8,12 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, forms
-from endstate.envs.chart_files import chart_file
+from endstate.envs.shared import forms
+from endstate.envs.shared.web import Ctx, endpoint, redirect, start_endpoint
 from endstate.envs.systems.ehr import credentials, denials, dme, notes, search
 from endstate.envs.systems.ehr.links import portal_url
-from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
+from endstate.envs.world import catalog
+from endstate.envs.world.chart_files import chart_file
 
 SYSTEM = "ehr"
 PAGE_SIZE = 12

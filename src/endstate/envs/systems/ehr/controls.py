@@ -1,8 +1,8 @@
-"""The EHR's controls that reference trajectories use (see envs/controls.py)."""
+"""The EHR's controls that reference trajectories use (see envs/shared/controls.py)."""
 
 from __future__ import annotations
 
-from endstate.envs.controls import Controls
+from endstate.envs.shared.controls import Controls
 
 NOTE_SUBJECT = "Subject"
 NOTE_CATEGORY = "Category"

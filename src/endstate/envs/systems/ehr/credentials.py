@@ -10,8 +10,8 @@ from __future__ import annotations
 from starlette.responses import Response
 from starlette.routing import Route
 
+from endstate.envs.shared.web import Ctx, endpoint
 from endstate.envs.systems.ehr.links import portal_url
-from endstate.envs.web import Ctx, endpoint
 
 SYSTEM = "ehr"
 

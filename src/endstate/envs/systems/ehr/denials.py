@@ -9,11 +9,10 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog
+from endstate.envs.shared.web import Ctx, endpoint, redirect
 from endstate.envs.systems.ehr import notes, search
 from endstate.envs.systems.ehr.links import portal_url
-from endstate.envs.web import Ctx, endpoint, redirect
-from endstate.envs.world import mdy
+from endstate.envs.world import catalog, mdy
 from endstate.rules.denials import DENIAL_ACTIONS
 
 SYSTEM = "ehr"

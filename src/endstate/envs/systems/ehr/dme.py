@@ -13,10 +13,10 @@ from urllib.parse import quote, urlencode
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, dme_catalog
+from endstate.envs.shared.web import Ctx, endpoint, redirect
 from endstate.envs.systems.ehr import notes
 from endstate.envs.systems.ehr.links import portal_url
-from endstate.envs.web import Ctx, endpoint, redirect
+from endstate.envs.world import catalog, dme_catalog
 
 SYSTEM = "ehr"
 PAGE_SIZE = 12

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from endstate.envs.web import Ctx
+from endstate.envs.shared.web import Ctx
 
 
 def portal_url(ctx: Ctx, system: str | None, next_path: str = "") -> str:

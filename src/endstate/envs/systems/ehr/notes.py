@@ -6,8 +6,8 @@ and a `note.add` event in one transaction.
 
 from __future__ import annotations
 
-from endstate.envs import catalog
-from endstate.envs.web import Ctx
+from endstate.envs.shared.web import Ctx
+from endstate.envs.world import catalog
 
 AUTHOR = "J. Rivera"
 CATEGORIES = dict(catalog.NOTE_CATEGORIES)

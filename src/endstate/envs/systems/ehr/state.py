@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from endstate.envs import catalog, statedoc
-from endstate.envs.runtime import Episode
-from endstate.envs.world import World
+from endstate.envs.suite import statedoc
+from endstate.envs.suite.runtime import Episode
+from endstate.envs.world import World, catalog
 
 # The slice's keys, in the order the state document has always listed them.
 ORDER = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from endstate.envs.registry import System
+from endstate.envs.suite.registry import System
 from endstate.envs.systems.fax.app import ROUTES
 from endstate.envs.systems.fax.schema import DDL
 from endstate.envs.systems.fax.state import fax_state

@@ -11,8 +11,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, forms, portal
-from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
+from endstate.envs.shared import forms, portal
+from endstate.envs.shared.web import Ctx, endpoint, redirect, start_endpoint
+from endstate.envs.world import catalog
 
 SYSTEM = "fax"
 CHARS_PER_PAGE = 1800

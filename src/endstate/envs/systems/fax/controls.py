@@ -1,8 +1,8 @@
-"""The fax service's controls that reference trajectories use (see envs/controls.py)."""
+"""The fax service's controls that reference trajectories use (see envs/shared/controls.py)."""
 
 from __future__ import annotations
 
-from endstate.envs.controls import Controls
+from endstate.envs.shared.controls import Controls
 
 PATIENT_MRN = "Patient MRN"
 LOAD_DOCUMENTS = "Load chart documents"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from endstate.envs import statedoc
-from endstate.envs.runtime import Episode
+from endstate.envs.suite import statedoc
+from endstate.envs.suite.runtime import Episode
 from endstate.envs.world import World
 
 

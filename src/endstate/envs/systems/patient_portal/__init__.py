@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from endstate.envs.registry import System
+from endstate.envs.suite.registry import System
 from endstate.envs.systems.patient_portal.app import ROUTES
 from endstate.envs.systems.patient_portal.common import SYSTEM as NAME
 from endstate.envs.systems.patient_portal.schema import DDL

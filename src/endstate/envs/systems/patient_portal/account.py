@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from endstate.envs.portal import next_path, sign_out, signed_in_or_refused
+from endstate.envs.shared.portal import next_path, sign_out, signed_in_or_refused
+from endstate.envs.shared.web import Ctx, endpoint, redirect
 from endstate.envs.systems.patient_portal.common import SYSTEM, patient, provider_name, when
-from endstate.envs.web import Ctx, endpoint, redirect
 
 
 def _next(ctx: Ctx) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
+from endstate.envs.shared.web import start_endpoint
 from endstate.envs.systems.patient_portal import (
     account,
     appointments,
@@ -16,7 +17,6 @@ from endstate.envs.systems.patient_portal import (
     requests,
 )
 from endstate.envs.systems.patient_portal.common import SYSTEM
-from endstate.envs.web import start_endpoint
 
 ROUTES = [
     Route("/start", start_endpoint(SYSTEM, "/login")),

@@ -9,7 +9,8 @@ from typing import Any
 
 from starlette.responses import Response
 
-from endstate.envs import forms
+from endstate.envs.shared import forms
+from endstate.envs.shared.web import Ctx, endpoint, redirect
 from endstate.envs.systems.patient_portal import catalog
 from endstate.envs.systems.patient_portal.clinic import SLOTS
 from endstate.envs.systems.patient_portal.common import (
@@ -19,7 +20,6 @@ from endstate.envs.systems.patient_portal.common import (
     providers,
     when,
 )
-from endstate.envs.web import Ctx, endpoint, redirect
 
 CANCEL_REASONS: tuple[tuple[str, str], ...] = (
     ("feeling-better", "Feeling better"),

@@ -9,9 +9,9 @@ from typing import Any
 
 from starlette.responses import Response
 
-from endstate.envs import forms
+from endstate.envs.shared import forms
+from endstate.envs.shared.web import Ctx, endpoint
 from endstate.envs.systems.patient_portal.common import SYSTEM, amount, patient
-from endstate.envs.web import Ctx, endpoint
 
 SHOW: tuple[tuple[str, str], ...] = (
     ("charges", "Charges and adjustments"),  # the default: payments are hidden

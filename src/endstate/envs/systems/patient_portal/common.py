@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime
 
-from endstate.envs.web import Ctx
+from endstate.envs.shared.web import Ctx
 
 SYSTEM = "patient_portal"
 

@@ -1,8 +1,8 @@
-"""The patient portal's controls that reference trajectories use (see envs/controls.py)."""
+"""The patient portal's controls that reference trajectories use (see envs/shared/controls.py)."""
 
 from __future__ import annotations
 
-from endstate.envs.controls import Controls
+from endstate.envs.shared.controls import Controls
 
 USERNAME = "Username"
 PASSWORD = "Password"

@@ -8,6 +8,7 @@ from typing import Any
 
 from starlette.responses import Response
 
+from endstate.envs.shared.web import Ctx, endpoint, redirect
 from endstate.envs.systems.patient_portal.common import (
     SYSTEM,
     patient,
@@ -15,7 +16,6 @@ from endstate.envs.systems.patient_portal.common import (
     provider_names,
     providers,
 )
-from endstate.envs.web import Ctx, endpoint, redirect
 
 MAX_SUBJECT = 200
 MAX_BODY = 5000

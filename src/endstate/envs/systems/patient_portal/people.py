@@ -7,10 +7,9 @@ import random
 import re
 from datetime import date, timedelta
 
-from endstate.envs import names
 from endstate.envs.systems.patient_portal import catalog
 from endstate.envs.systems.patient_portal.model import Patient, Pharmacy, Provider
-from endstate.envs.world import npi_check_digit
+from endstate.envs.world import names, npi_check_digit
 
 FEMALE = (*names.FEMALE, *catalog.EXTRA_FEMALE)
 MALE = (*names.MALE, *catalog.EXTRA_MALE)

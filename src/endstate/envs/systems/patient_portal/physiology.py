@@ -13,8 +13,8 @@ import random
 from dataclasses import dataclass
 from datetime import date
 
-from endstate.envs import clinical as ages
 from endstate.envs.systems.patient_portal import catalog
+from endstate.envs.world import clinical as ages
 
 DIABETES, PREDIABETES = "44054006", "714628002"
 HYPERTENSION, OBESITY, CKD1 = "59621000", "162864005", "431855005"

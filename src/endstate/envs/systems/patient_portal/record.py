@@ -16,8 +16,8 @@ from collections import OrderedDict
 from markupsafe import Markup
 from starlette.responses import Response
 
+from endstate.envs.shared.web import Ctx, endpoint
 from endstate.envs.systems.patient_portal.common import SYSTEM, lab_date, patient, provider_names
-from endstate.envs.web import Ctx, endpoint
 
 # Medications and Prescriptions share these, word for word.
 DRUG_COLUMNS = ("Drug", "Dosage", "Directions", "Start Date", "Prescriber")

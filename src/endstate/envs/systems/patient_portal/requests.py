@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from endstate.envs import forms
+from endstate.envs.shared import forms
+from endstate.envs.shared.web import Ctx, endpoint, redirect
 from endstate.envs.systems.patient_portal.common import SYSTEM, patient
-from endstate.envs.web import Ctx, endpoint, redirect
 
 SCOPES: tuple[tuple[str, str], ...] = (
     ("complete", "Complete medical record"),

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from endstate.envs.fingerprint import login, page_structure
+from endstate.envs.suite.fingerprint import login, page_structure
 from endstate.envs.systems.patient_portal.model import Appointment, Message, Patient
 from endstate.envs.systems.patient_portal.population import of_world
 from endstate.envs.world import World

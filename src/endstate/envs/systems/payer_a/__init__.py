@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from endstate.envs.registry import System
+from endstate.envs.suite.registry import System
 from endstate.envs.systems.payer_a.app import ROUTES
 from endstate.envs.systems.payer_a.state import payer_a_state
 from endstate.envs.world import World

@@ -14,10 +14,11 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, forms, portal
-from endstate.envs.determination import STATUS_LABELS, record_determination
+from endstate.envs.shared import forms, portal
+from endstate.envs.shared.determination import STATUS_LABELS, record_determination
+from endstate.envs.shared.web import Ctx, endpoint, redirect, start_endpoint
 from endstate.envs.systems.payer_a import claims, requests
-from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
+from endstate.envs.world import catalog
 
 SYSTEM = "payer_a"
 PORTAL = "payer_a"

@@ -13,9 +13,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, forms, portal
-from endstate.envs.web import Ctx, endpoint, redirect
-from endstate.envs.world import mdy
+from endstate.envs.shared import forms, portal
+from endstate.envs.shared.web import Ctx, endpoint, redirect
+from endstate.envs.world import catalog, mdy
 
 SYSTEM = "payer_a"
 PORTAL = "payer_a"

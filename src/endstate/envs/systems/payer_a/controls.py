@@ -1,8 +1,8 @@
-"""Payer A's controls that reference trajectories use (see envs/controls.py)."""
+"""Payer A's controls that reference trajectories use (see envs/shared/controls.py)."""
 
 from __future__ import annotations
 
-from endstate.envs.controls import Controls
+from endstate.envs.shared.controls import Controls
 
 USERNAME = "Username"
 PASSWORD = "Password"

@@ -14,9 +14,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import portal
-from endstate.envs.determination import STATUS_LABELS
-from endstate.envs.web import Ctx, endpoint, redirect
+from endstate.envs.shared import portal
+from endstate.envs.shared.determination import STATUS_LABELS
+from endstate.envs.shared.web import Ctx, endpoint, redirect
 from endstate.envs.world import mdy
 
 SYSTEM = "payer_a"

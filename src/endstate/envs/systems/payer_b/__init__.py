@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from endstate.envs.registry import System
+from endstate.envs.suite.registry import System
 from endstate.envs.systems.payer_b.app import ROUTES
 from endstate.envs.systems.payer_b.state import payer_b_state
 from endstate.envs.systems.payer_b.walk import walk_wizard

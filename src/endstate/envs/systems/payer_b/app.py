@@ -15,8 +15,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog, portal
-from endstate.envs.determination import STATUS_LABELS
+from endstate.envs.shared import portal
+from endstate.envs.shared.determination import STATUS_LABELS
+from endstate.envs.shared.web import Ctx, endpoint, redirect, start_endpoint
 from endstate.envs.systems.payer_b.facts import (
     _CLAIM,
     _LATERALITIES,
@@ -35,8 +36,7 @@ from endstate.envs.systems.payer_b.wizard import (
     wizard_start,
     wizard_submit,
 )
-from endstate.envs.web import Ctx, endpoint, redirect, start_endpoint
-from endstate.envs.world import mdy
+from endstate.envs.world import catalog, mdy
 
 
 # -- sign-in -------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
-"""Payer B's controls that reference trajectories use (see envs/controls.py)."""
+"""Payer B's controls that reference trajectories use (see envs/shared/controls.py)."""
 
 from __future__ import annotations
 
-from endstate.envs.controls import Controls
+from endstate.envs.shared.controls import Controls
 
 USER_ID = "User ID"
 PASSWORD = "Password"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from endstate.envs import catalog
+from endstate.envs.world import catalog
 
 SYSTEM = "payer_b"
 PORTAL = "payer_b"

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from endstate.envs.fingerprint import nonce, page_structure
+from endstate.envs.suite.fingerprint import nonce, page_structure
 from endstate.envs.world import World, mdy
 
 STEPS = ("member", "provider", "services", "clinical", "review")

@@ -12,8 +12,9 @@ from typing import Any
 
 from starlette.responses import Response
 
-from endstate.envs import catalog, forms, portal
-from endstate.envs.determination import record_determination
+from endstate.envs.shared import forms, portal
+from endstate.envs.shared.determination import record_determination
+from endstate.envs.shared.web import Ctx, endpoint, redirect
 from endstate.envs.systems.payer_b.facts import (
     _LATERALITIES,
     _REQUEST_TYPES,
@@ -25,7 +26,7 @@ from endstate.envs.systems.payer_b.facts import (
     STEPS,
     SYSTEM,
 )
-from endstate.envs.web import Ctx, endpoint, redirect
+from endstate.envs.world import catalog
 
 
 def session_draft(ctx: Ctx) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from endstate.envs.registry import System
+from endstate.envs.suite.registry import System
 from endstate.envs.systems.scheduling.app import ROUTES
 from endstate.envs.systems.scheduling.app import SYSTEM as NAME
 from endstate.envs.systems.scheduling.directory import seed_directory
@@ -48,7 +48,7 @@ SYSTEM = System(
 
 
 # The lab's report section and the outcomes its release gates count: the report and the gates
-# find them through the outcome registry (envs/builtin_outcomes.py), never by this name.
+# find them through the outcome registry (envs/systems/builtin_outcomes.py), never by this name.
 OUTCOMES = OutcomeSection(
     NAME, "Scheduling lab", summarize_scheduling, scheduling_view, RELEASE_OUTCOMES
 )

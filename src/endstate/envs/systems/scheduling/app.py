@@ -12,15 +12,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
-from endstate.envs.database import EpisodeClosed
-from endstate.envs.descriptors import DescriptorsExhausted
+from endstate.envs.shared.web import runtime_of, start_endpoint
+from endstate.envs.suite.database import EpisodeClosed
+from endstate.envs.suite.descriptors import DescriptorsExhausted
 from endstate.envs.systems.scheduling.binding import MCPEndpoint
 from endstate.envs.systems.scheduling.entrance import serve
 from endstate.envs.systems.scheduling.service import SchedulingService
 from endstate.envs.systems.scheduling.sessions import session_id
 from endstate.envs.systems.scheduling.surface import refusal
 from endstate.envs.systems.scheduling.tools import TOOLS
-from endstate.envs.web import runtime_of, start_endpoint
 
 SYSTEM = "scheduling"
 # The HTTP status of a refusal that is about the request itself, not the service's rules.

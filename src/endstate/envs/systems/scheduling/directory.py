@@ -16,8 +16,8 @@ from dataclasses import astuple, dataclass, replace
 from datetime import date, datetime, timedelta
 from typing import Literal
 
-from endstate.envs.names import LOOKALIKE_FIRST, LOOKALIKE_LAST, person
 from endstate.envs.systems.scheduling.clinic_day import openings, visit_minutes
+from endstate.envs.world.names import LOOKALIKE_FIRST, LOOKALIKE_LAST, person
 
 SPECIALTIES = ("Family Medicine", "Cardiology", "Dermatology", "Endocrinology", "Orthopedics")
 LOCATIONS = (("LOC-MAIN", "Mercyvale Main Campus"), ("LOC-EAST", "Mercyvale East Clinic"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from endstate.envs.runtime import Runtime
+from endstate.envs.suite.runtime import Runtime
 from endstate.envs.systems.scheduling.participant import user_turn
 from endstate.envs.systems.scheduling.service import SchedulingService
 from endstate.envs.systems.scheduling.surface import admit

@@ -17,12 +17,12 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 
-from endstate.envs.database import EpisodeClosed
-from endstate.envs.descriptors import DescriptorsExhausted
+from endstate.envs.shared.web import runtime_of
+from endstate.envs.suite.database import EpisodeClosed
+from endstate.envs.suite.descriptors import DescriptorsExhausted
 from endstate.envs.systems.scheduling.entrance import serve
 from endstate.envs.systems.scheduling.sessions import session_id
 from endstate.envs.systems.scheduling.tools import TOOLS
-from endstate.envs.web import runtime_of
 
 SYSTEM = "scheduling"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from endstate.envs.runtime import Runtime
+from endstate.envs.suite.runtime import Runtime
 from endstate.envs.systems.scheduling.user import ScriptedUser
 from endstate.envs.systems.scheduling.user_model import SCRIPTED_IDENTITY, UserModel, user_pin
 

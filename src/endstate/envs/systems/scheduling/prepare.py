@@ -13,7 +13,7 @@ import json
 import sqlite3
 from typing import Any
 
-from endstate.envs.registry import EpisodeSetupError
+from endstate.envs.suite.registry import EpisodeSetupError
 from endstate.envs.systems.scheduling.connector import Behaviour
 
 FIELDS = ("connector", "lease_minutes", "step_seconds", "appointments", "user")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
-from endstate.envs.web import cookie_name
+from endstate.envs.suite.cookies import cookie_name
 
 SYSTEM = "scheduling"
 

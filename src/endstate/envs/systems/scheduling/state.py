@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from endstate.envs.runtime import Episode
+from endstate.envs.suite.runtime import Episode
 from endstate.envs.systems.scheduling.boundary import recovered, trace_boundary
 from endstate.envs.systems.scheduling.service import WRITES
 from endstate.envs.world import World

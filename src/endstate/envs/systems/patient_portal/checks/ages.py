@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from endstate.envs import age_limits, clinical
 from endstate.envs.systems.patient_portal import catalog
 from endstate.envs.systems.patient_portal.model import Population
+from endstate.envs.world import age_limits, clinical
 
 MIN_AGE = {c.code: c.min_age for c in catalog.CHRONIC}
 

@@ -10,8 +10,8 @@ from collections import defaultdict
 from datetime import date
 from itertools import pairwise
 
-from endstate.envs import clinical
 from endstate.envs.systems.patient_portal.model import Insurance, LedgerEntry, Population
+from endstate.envs.world import clinical
 from endstate.rules.cost_sharing import cost_sharing_allowed, may_bill_member
 from endstate.rules.plans import is_medicare
 

@@ -19,7 +19,6 @@ from collections import defaultdict
 from datetime import date
 from itertools import pairwise
 
-from endstate.envs import clinical
 from endstate.envs.systems.patient_portal.model import LabResult, Population
 from endstate.envs.systems.patient_portal.physiology import (
     AGE_FACTOR,
@@ -31,6 +30,7 @@ from endstate.envs.systems.patient_portal.physiology import (
     OBESITY,
     egfr,
 )
+from endstate.envs.world import clinical
 
 CREATININE, EGFR = "38483-4", "98979-8"
 HEIGHT, WEIGHT, BMI = "8302-2", "29463-7", "39156-5"

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import date
 
-from endstate.envs import clinical
 from endstate.envs.systems.patient_portal import social_findings
 from endstate.envs.systems.patient_portal.model import Condition, Population
+from endstate.envs.world import clinical
 
 GROUPS: dict[str, dict[str, social_findings.Finding]] = {
     "smoking": social_findings.SMOKING,

@@ -12,7 +12,7 @@ from functools import cache
 from typing import Any
 
 from endstate.envs.systems.patient_portal.model import Population
-from endstate.envs.text_lint import string_problem
+from endstate.envs.world.text_lint import string_problem
 
 # Fields allowed to be empty: a urine test strip's result has no units, a government plan no
 # group number.

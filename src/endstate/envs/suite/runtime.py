@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from endstate.envs.chart_files import file_of
-from endstate.envs.database import ConnectionCache, EpisodeDB
-from endstate.envs.descriptors import DescriptorsExhausted
-from endstate.envs.episode_setup import prepare_episode
-from endstate.envs.limits import SuiteLimits
-from endstate.envs.registry import system_names
+from endstate.envs.suite.database import ConnectionCache, EpisodeDB
+from endstate.envs.suite.descriptors import DescriptorsExhausted
+from endstate.envs.suite.episode_setup import prepare_episode
+from endstate.envs.suite.limits import SuiteLimits
+from endstate.envs.suite.registry import system_names
+from endstate.envs.suite.world_db import TemplateDatabase
 from endstate.envs.world import World
-from endstate.envs.world_db import TemplateDatabase
+from endstate.envs.world.chart_files import file_of
 
 NONCES_PER_SESSION = 64
 CLOSED_REMEMBERED = 4096  # closed episode ids answered with 410, not 404 (most recent)

@@ -3,7 +3,7 @@ one system writes (notes, logins, attachments, both payers' requests and appeals
 
 A table one system alone owns is declared in that system's folder (`System.ddl`). Every table
 has a primary key so a delta against the template can say exactly which row was added, changed
-or removed (`envs/tables.py` reads the keys of all of them).
+or removed (`envs/suite/tables.py` reads the keys of all of them).
 """
 
 from __future__ import annotations

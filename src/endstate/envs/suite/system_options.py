@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from endstate.envs.registry import systems
+from endstate.envs.suite.registry import systems
 from endstate.errors import EndstateError
 
 

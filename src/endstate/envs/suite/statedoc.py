@@ -10,9 +10,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from endstate.envs.registry import systems
-from endstate.envs.runtime import Episode
-from endstate.envs.schema import SCHEMA_VERSION
+from endstate.envs.suite.registry import systems
+from endstate.envs.suite.runtime import Episode
+from endstate.envs.suite.schema import SCHEMA_VERSION
 from endstate.envs.world import World
 
 STATE_DOCUMENT_VERSION = 1

@@ -18,12 +18,11 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from endstate.envs import clinical
-from endstate.envs.database import EpisodeDB
-from endstate.envs.portal import status_on
-from endstate.envs.runtime import Episode
-from endstate.envs.web import Ctx
-from endstate.envs.world import mdy
+from endstate.envs.shared.portal import status_on
+from endstate.envs.shared.web import Ctx
+from endstate.envs.suite.database import EpisodeDB
+from endstate.envs.suite.runtime import Episode
+from endstate.envs.world import clinical, mdy
 
 INFO_DUE_DAYS = 14
 STATUS_LABELS = {

@@ -18,8 +18,8 @@ import httpx
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount, Route
 
-from endstate.envs.registry import systems as registered_systems
-from endstate.envs.runtime import Runtime
+from endstate.envs.suite.registry import systems as registered_systems
+from endstate.envs.suite.runtime import Runtime
 
 FINGERPRINT_VERSION = 1
 _IDS = (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from endstate.envs.age_limits import too_young
+from endstate.envs.world.age_limits import too_young
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from endstate.envs.database import EpisodeDB
-from endstate.envs.registry import EpisodeSetupError, systems
+from endstate.envs.suite.database import EpisodeDB
+from endstate.envs.suite.registry import EpisodeSetupError, systems
 
 
 def prepare_episode(db: EpisodeDB, setup: dict[str, Any]) -> None:

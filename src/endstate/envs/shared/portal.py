@@ -16,7 +16,7 @@ from typing import Any
 from starlette.datastructures import UploadFile
 from starlette.responses import Response
 
-from endstate.envs.web import MAX_UPLOAD, Ctx, redirect
+from endstate.envs.shared.web import MAX_UPLOAD, Ctx, redirect
 from endstate.envs.world import mdy
 
 ALLOWED_UPLOADS = {".pdf", ".txt", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".docx"}

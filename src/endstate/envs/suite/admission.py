@@ -28,11 +28,11 @@ from typing import Any
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from endstate.envs.database import EpisodeClosed
-from endstate.envs.descriptors import DescriptorsExhausted
-from endstate.envs.limits import SuiteLimits
-from endstate.envs.runtime import Episode, Runtime
-from endstate.envs.web import cookie_name
+from endstate.envs.suite.cookies import cookie_name
+from endstate.envs.suite.database import EpisodeClosed
+from endstate.envs.suite.descriptors import DescriptorsExhausted
+from endstate.envs.suite.limits import SuiteLimits
+from endstate.envs.suite.runtime import Episode, Runtime
 
 ADDRESSES_KEPT = 1024  # shares of clients bound to no episode, most recent first
 

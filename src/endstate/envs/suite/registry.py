@@ -79,7 +79,7 @@ def _check(system: System) -> None:
 
 
 SYSTEMS: Registry[System] = Registry(
-    ENTRY_POINT_GROUP, System, "endstate.envs.builtin_systems", check=_check
+    ENTRY_POINT_GROUP, System, "endstate.envs.systems.builtin_systems", check=_check
 )
 
 

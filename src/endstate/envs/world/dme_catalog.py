@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from endstate.envs.catalog import COPD, HF, KNEE_OA_BOTH, KNEE_OA_RT, OSA, Dx
+from endstate.envs.world.catalog import COPD, HF, KNEE_OA_BOTH, KNEE_OA_RT, OSA, Dx
 
 
 @dataclass(frozen=True)

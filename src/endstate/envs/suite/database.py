@@ -17,13 +17,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from endstate.envs.descriptors import (
+from endstate.envs.suite.descriptors import (
     DescriptorsExhausted,
     descriptor_limit,
     out_of_descriptors,
 )
-from endstate.envs.tables import delta_keys
-from endstate.envs.world_db import TemplateDatabase
+from endstate.envs.suite.tables import delta_keys
+from endstate.envs.suite.world_db import TemplateDatabase
 
 JSONValue = Any
 

@@ -26,24 +26,19 @@ from starlette.formparsers import MultiPartParser
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from endstate.envs import catalog
-from endstate.envs.database import EpisodeClosed, EpisodeDB, full
-from endstate.envs.descriptors import DescriptorsExhausted
-from endstate.envs.registry import systems
-from endstate.envs.runtime import Episode, Runtime, Session
-from endstate.envs.subscriber import subscriber_text
-from endstate.envs.world import mdy
+from endstate.envs.suite.cookies import cookie_name
+from endstate.envs.suite.database import EpisodeClosed, EpisodeDB, full
+from endstate.envs.suite.descriptors import DescriptorsExhausted
+from endstate.envs.suite.registry import systems
+from endstate.envs.suite.runtime import Episode, Runtime, Session
+from endstate.envs.world import catalog, mdy
+from endstate.envs.world.subscriber import subscriber_text
 
 PAGES = Path(__file__).parent / "pages"  # shared by every system: base, macros, messages
 STATIC = Path(__file__).parent / "static"
 MAX_UPLOAD = 5 * 1024 * 1024
 
 Handler = Callable[["Ctx"], Awaitable[Response]]
-
-
-def cookie_name(system: str) -> str:
-    # Browsers share cookies across ports of one host, so each system has its own name.
-    return f"es_{system}"
 
 
 def make_env(testids: bool) -> jinja2.Environment:
@@ -122,7 +117,7 @@ def post_targets(page_html: str, page: str) -> frozenset[str]:
 class _PartsInMemory(MultiPartParser):
     """Starlette's multipart parser with files kept in memory: spooled to a temporary file,
     an upload would land on the host's disk, outside every episode's bounds. Admission has
-    already bounded the whole body (envs/admission.py), so memory is bounded too."""
+    already bounded the whole body (envs/suite/admission.py), so memory is bounded too."""
 
     spool_max_size = sys.maxsize
 

@@ -23,14 +23,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from endstate.envs.admission import Admission, limits_summary
-from endstate.envs.database import EpisodeClosed
-from endstate.envs.descriptors import DescriptorsExhausted
-from endstate.envs.grading_client import IDEMPOTENCY_HEADER
-from endstate.envs.registry import EpisodeSetupError, system_names
-from endstate.envs.runtime import Episode, IdempotencyConflict, Runtime
-from endstate.envs.statedoc import build_state
-from endstate.envs.world_db import TemplateTampered
+from endstate.envs.suite.admission import Admission, limits_summary
+from endstate.envs.suite.database import EpisodeClosed
+from endstate.envs.suite.descriptors import DescriptorsExhausted
+from endstate.envs.suite.grading_client import IDEMPOTENCY_HEADER
+from endstate.envs.suite.registry import EpisodeSetupError, system_names
+from endstate.envs.suite.runtime import Episode, IdempotencyConflict, Runtime
+from endstate.envs.suite.statedoc import build_state
+from endstate.envs.suite.world_db import TemplateTampered
 
 Fingerprinter = Callable[[], Awaitable[dict[str, Any]]]
 Handler = Callable[[Request], Awaitable[Response]]

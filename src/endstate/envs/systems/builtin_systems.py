@@ -4,7 +4,7 @@ plug-in's, in the order of the state document."""
 
 from __future__ import annotations
 
-from endstate.envs.registry import register_system
+from endstate.envs.suite.registry import register_system
 from endstate.envs.systems import ehr, fax, patient_portal, payer_a, payer_b, scheduling
 
 for _system in (

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from endstate.envs.pdf import pdf_bytes
 from endstate.envs.world.model import Document, mdy
+from endstate.envs.world.pdf import pdf_bytes
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import sqlite3
 from functools import lru_cache
 
-from endstate.envs.registry import systems
-from endstate.envs.schema import DDL, UNDELTA_TABLES
+from endstate.envs.suite.registry import systems
+from endstate.envs.suite.schema import DDL, UNDELTA_TABLES
 from endstate.errors import EndstateError
 
 TableKeys = tuple[tuple[str, tuple[str, ...]], ...]  # (table, primary-key columns), in order

@@ -15,12 +15,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from endstate.envs.descriptors import DescriptorsExhausted, descriptor_limit
-from endstate.envs.registry import systems
-from endstate.envs.schema import DDL, SCHEMA_VERSION
-from endstate.envs.tables import delta_keys
+from endstate.envs.suite.descriptors import DescriptorsExhausted, descriptor_limit
+from endstate.envs.suite.registry import systems
+from endstate.envs.suite.schema import DDL, SCHEMA_VERSION
+from endstate.envs.suite.tables import delta_keys
 from endstate.envs.world import World
-from endstate.envs.world_rows import WORLD_ROWS, Rows
+from endstate.envs.world.world_rows import WORLD_ROWS, Rows
 
 
 def default_cache_dir() -> Path:
