@@ -21,7 +21,7 @@ from endstate.manifest import (
 )
 from endstate.records import TaskRecord
 from endstate.runs.environment import Environment, agent_writes_state, takes_setup
-from endstate.runs.environments import (
+from endstate.runs.environment_kinds import (
     EnvironmentSettings,
     environment_kind,
 )

@@ -40,7 +40,7 @@ from endstate.report.model_loss import model_loss_note
 from endstate.report.summary import Summary, summarize
 from endstate.report.text import render_text
 from endstate.runs.environment import Environment, agent_writes_state
-from endstate.runs.environments import (
+from endstate.runs.environment_kinds import (
     choose_environment,
 )
 from endstate.runs.preflight import check_endpoints

@@ -8,7 +8,11 @@ from contextlib import asynccontextmanager
 
 from endstate.corpus.model import PublicTask
 from endstate.runs.environment import Environment
-from endstate.runs.environments import EnvironmentKind, EnvironmentSettings, register_environment
+from endstate.runs.environment_kinds import (
+    EnvironmentKind,
+    EnvironmentSettings,
+    register_environment,
+)
 
 
 @asynccontextmanager

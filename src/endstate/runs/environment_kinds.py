@@ -45,7 +45,7 @@ class EnvironmentKind:
 
 
 KINDS: Registry[EnvironmentKind] = Registry(
-    ENTRY_POINT_GROUP, EnvironmentKind, "endstate.runs.builtin_environments"
+    ENTRY_POINT_GROUP, EnvironmentKind, "endstate.runs.builtin_environment_kinds"
 )
 
 
