@@ -34,7 +34,7 @@ from endstate.runs.session import RunOptions, execute
 
 SHIPPED = named_corpus(Path("builtin:scheduling"))
 # The starters and the first drawn card of each family: every template once.
-SAMPLE = ",".join([*(g.data["case_id"] for g in starter_cards()), "*-v2-s20260302-01"])
+SAMPLE = ",".join([*(g.data["case_id"] for g in starter_cards()), "*-v3-s20260302-01"])
 
 
 def test_the_shipped_corpus_is_the_generators_output_byte_for_byte(tmp_path: Path) -> None:

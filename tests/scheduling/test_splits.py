@@ -30,8 +30,8 @@ def test_a_template_split_keeps_each_template_on_one_side(tmp_path: Path) -> Non
         verify(tmp_path / "split" / side)  # raises on any drift
     # Byte for byte: a file's hash (what a contamination register may name) survives.
     assert (
-        test.file_hashes["booking/booking-v2-s20260302-01.json"]
-        == corpus.file_hashes["booking/booking-v2-s20260302-01.json"]
+        test.file_hashes["booking/booking-v3-s20260302-01.json"]
+        == corpus.file_hashes["booking/booking-v3-s20260302-01.json"]
     )
 
 
