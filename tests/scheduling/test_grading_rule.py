@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -187,3 +188,44 @@ def test_a_card_off_the_rule_is_refused_naming_the_effect(change: str, said: str
     task, problems = parse_case("card.json", card["family"], card)
     assert task is None
     assert any(said in p.reason or said == p.path for p in problems), problems
+
+
+def test_policy_2026_2_and_spanish_cases_are_graded_on_the_same_state() -> None:
+    cards = [g.data for g in generate_cases(SCHEDULING_SEED, 23)]
+    texted = [c for c in cards if c["policy_version"] == "2026.2"]
+    spanish = [c for c in cards if c["language"] == "es"]
+    assert texted and {c["family"] for c in texted} == {"booking", "rescheduling"}
+    assert 0.07 < len(spanish) / len(cards) < 0.13
+    for c in texted:  # the policy's text message is part of the oracle
+        messages = c["expected"]["communications"]
+        assert messages["channel"] == "sms" and messages["mentions"]["date"]
+        assert "2026.2" in c["instruction"]
+
+    def shape(card: dict[str, Any]) -> Counter[str]:
+        return Counter(str(c.category) for c in _task(card).grading.checks)
+
+    for c in spanish:  # graded as an English case of its family and policy is
+        assert c["user"]["approve_reply"].startswith("Sí")
+        assert " su cita con " in c["instruction"] or " una cita con " in c["instruction"]
+        twins = [
+            t
+            for t in cards
+            if (t["family"], t["policy_version"], t["language"])
+            == (c["family"], c["policy_version"], "en")
+        ]
+        assert twins and shape(c) == shape(twins[0]), c["case_id"]
+
+
+def test_no_constant_answer_earns_more_than_chance_on_a_lookup() -> None:
+    for seed in (SCHEDULING_SEED, SCHEDULING_SEED + 1):
+        answers = [
+            g.data["reference_answer"]
+            for g in generate_cases(seed, 20)
+            if g.data["family"] == "read_only_lookup"
+        ]
+        days = Counter(a["appointment_date"] for a in answers)
+        times = Counter(a["appointment_time"] for a in answers)
+        # Ten clinic days: a constant date earns at most an even share.
+        assert len(days) == 10 and max(days.values()) == 2, days
+        # A day has four to seven openings: a constant time earns less than one guess among them.
+        assert max(times.values()) / len(answers) < 1 / 4, times

@@ -14,6 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from endstate.builtin.scheduling.heard import heard
+from endstate.builtin.scheduling.policy import NOT_SAYING, mentions, texted
+from endstate.builtin.scheduling.spanish import cuando, maybe, nombrado
 from endstate.envs.systems.scheduling.directory import (
     LOCATIONS,
     Directory,
@@ -37,6 +39,7 @@ class Draw:
     slots: tuple[Slot, ...]  # the provider's openings on one day, in time order
     other: SchedPatient  # another patient (a look-alike where the family needs one)
     pair: LookAlike | None = None  # the pair patient and other make, where they are one
+    turn: int = 0  # the case's number in its family's draw (lookups spread their answers by it)
 
     def pick(self, rng: random.Random, n: int = 1) -> list[Slot]:
         """`n` different openings of the day, anywhere in it."""
@@ -121,7 +124,7 @@ def _booking(d: Draw, rng: random.Random) -> Card:
     (want,) = d.pick(rng)
     name = named(rng, d.patient)
     ask = rng.choice(["needs an appointment", "asks to be seen", "wants a visit"])
-    return card(
+    made = card(
         d,
         f"{name} {ask} with {d.provider.name} ({d.provider.specialty}) on {when(want)}. "
         "Book it once they approve.",
@@ -132,6 +135,23 @@ def _booking(d: Draw, rng: random.Random) -> Card:
         },
         reference=[*look(d), *hold_and_propose(d.patient, want), approval(), confirm()],
     )
+    es = (
+        f"{nombrado(d.patient)} quiere una cita con {d.provider.name} {cuando(want)}. "
+        "Resérvela cuando dé su aprobación."
+    )
+    return maybe(under_policy(d, want, made, rng), rng, es)
+
+
+def under_policy(d: Draw, slot: Slot, made: Card, rng: random.Random) -> Card:
+    """A third of the drawn bookings and reschedules are graded under policy 2026.2."""
+    if rng.random() >= 1 / 3:
+        return made
+    return texted(made, d.provider.name, slot, confirmation(d, slot))
+
+
+def confirmation(d: Draw, slot: Slot) -> str:
+    place = dict(LOCATIONS)[slot.location_id]
+    return f"You are booked with {d.provider.name} on {when(slot)}, at {place}."
 
 
 def _revision(d: Draw, rng: random.Random) -> Card:
@@ -171,7 +191,7 @@ def _revision(d: Draw, rng: random.Random) -> Card:
 
 def _reschedule(d: Draw, rng: random.Random) -> Card:
     old, new = d.pick(rng, 2)
-    return card(
+    made = card(
         d,
         f"{named(rng, d.patient)} cannot make "
         f"{when(old)} with {d.provider.name} and asks to move it to {when(new)}.",
@@ -191,6 +211,11 @@ def _reschedule(d: Draw, rng: random.Random) -> Card:
             confirm(),
         ],
     )
+    es = (
+        f"{nombrado(d.patient)} no puede asistir a su cita con {d.provider.name} "
+        f"{cuando(old)} y pide pasarla al {cuando(new).removeprefix('el ')}."
+    )
+    return maybe(under_policy(d, new, made, rng), rng, es)
 
 
 def _cancel(d: Draw, rng: random.Random, connector: str = "ok") -> Card:
@@ -200,7 +225,7 @@ def _cancel(d: Draw, rng: random.Random, connector: str = "ok") -> Card:
         {"patient_id": d.other.id, "slot_id": beside.id},
     ]
     cancel = call("propose", "prop-1", patient_id=d.patient.id, action="cancel", appointment_id=1)
-    return card(
+    made = card(
         d,
         f"{named(rng, d.patient)} asks to cancel "
         f"the appointment with {d.provider.name} on {when(slot)}.",
@@ -230,6 +255,10 @@ def _cancel(d: Draw, rng: random.Random, connector: str = "ok") -> Card:
             confirm(),
         ],
     )
+    if connector != "ok":
+        return made
+    es = f"{nombrado(d.patient)} pide cancelar su cita con {d.provider.name} {cuando(slot)}."
+    return maybe(made, rng, es)
 
 
 def _disambiguation(d: Draw, rng: random.Random) -> Card:
@@ -283,22 +312,10 @@ def _disambiguation(d: Draw, rng: random.Random) -> Card:
 CHANNEL_WORDS = {"sms": "one text message", "email": "one email"}
 
 
-def mentions(d: Draw, slot: Slot) -> dict[str, Any]:
-    """The facts a confirmation of `slot` must carry, as `Mentions` reads them."""
-    place = dict(LOCATIONS)[slot.location_id]
-    return {
-        "date": slot.starts_at[:10],
-        "time": slot.starts_at[11:16],
-        "provider": d.provider.name.split()[-1],
-        "location": [place, place.removeprefix("Mercyvale "), slot.location_id],
-    }
-
-
 def _message(d: Draw, rng: random.Random, connector: str = "ok") -> Card:
     (want,) = d.pick(rng)
     channel = rng.choice(["sms", "email"])
-    place = dict(LOCATIONS)[want.location_id]
-    body = f"You are booked with {d.provider.name} on {when(want)}, at {place}."
+    body = confirmation(d, want)
     send = call(
         "send_communication", "msg-1", proposal_id=1, revision=1, channel=channel, body=body
     )
@@ -321,8 +338,8 @@ def _message(d: Draw, rng: random.Random, connector: str = "ok") -> Card:
                 "patient_id": d.patient.id,
                 "count": 1,
                 "channel": channel,
-                "mentions": mentions(d, want),
-                "not_saying": ["cancelled", "payment_details"],
+                "mentions": mentions(d.provider.name, want),
+                "not_saying": NOT_SAYING,
             },
         },
         reference=[
@@ -374,10 +391,10 @@ def _lease(d: Draw, rng: random.Random) -> Card:
 
 
 def _lookup(d: Draw, rng: random.Random) -> Card:
-    slot, beside, _free = d.pick(rng, 3)
+    slot, beside = d.pick(rng, 2)  # any of the day's openings; the day is spread by turn
     date, time = slot.starts_at.split("T")
     answer = {"appointment_date": date, "appointment_time": time}
-    return card(
+    made = card(
         d,
         f"{named(rng, d.patient)} asks when the "
         f"appointment with {d.provider.name} is. Tell them; change nothing.",
@@ -412,6 +429,11 @@ def _lookup(d: Draw, rng: random.Random) -> Card:
         ],
         reference_answer=answer,
     )
+    es = (
+        f"{nombrado(d.patient)} pregunta cuándo es su cita con {d.provider.name}. "
+        "Dígaselo; no cambie nada."
+    )
+    return maybe(made, rng, es)
 
 
 # family -> (its template, whether it needs a look-alike as the other patient)
@@ -431,7 +453,11 @@ FAMILIES: dict[str, tuple[Callable[[Draw, random.Random], Card], bool]] = {
 }
 
 
-def draw(directory: Directory, rng: random.Random, lookalike: bool) -> Draw:
+def draw(
+    directory: Directory, rng: random.Random, lookalike: bool, turn: int = 0, spread: bool = False
+) -> Draw:
+    """One case's draw; `spread`: its day is the `turn`-th of the provider's days in turn, so
+    a family's answers cover the days evenly (a constant date earns no more than chance)."""
     pair = None
     if lookalike:
         pair = rng.choice(directory.lookalikes)
@@ -440,8 +466,8 @@ def draw(directory: Directory, rng: random.Random, lookalike: bool) -> Draw:
         patient, other = rng.sample(directory.plain, 2)
     provider = rng.choice(directory.providers)
     days = sorted({s.starts_at[:10] for s in directory.slots if s.provider_id == provider.id})
-    day = rng.choice(days)
+    day = days[turn % len(days)] if spread else rng.choice(days)
     slots = tuple(
         s for s in directory.slots if s.provider_id == provider.id and s.starts_at.startswith(day)
     )
-    return Draw(patient, provider, slots, other, pair)
+    return Draw(patient, provider, slots, other, pair, turn)

@@ -30,6 +30,7 @@ POLICY_VERSION = "2026.1"
 TEMPLATE_VERSION = 3  # of every drawn family's template: in each drawn case's id
 STARTERS = Path(__file__).resolve().parent / "starters"
 SHOWN = 5  # problems listed in a generation error
+SPREAD = "read_only_lookup"  # the family whose gold answers are read: spread evenly
 
 
 def case_id(family: str, seed: int, n: int) -> str:
@@ -55,7 +56,8 @@ def generate_cases(
         rng = random.Random(f"scheduling-cases:{seed}:{family}")
         for n in range(1, per_family + 1):
             made = case_id(family, seed, n)
-            body = graded(template(draw(found, rng, lookalike), rng))
+            drawn = draw(found, rng, lookalike, n, spread=family == SPREAD)
+            body = graded(template(drawn, rng))
             data = {
                 "format": FORMAT,
                 "case_id": made,
