@@ -229,3 +229,31 @@ def test_no_constant_answer_earns_more_than_chance_on_a_lookup() -> None:
         assert len(days) == 10 and max(days.values()) == 2, days
         # A day has four to seven openings: a constant time earns less than one guess among them.
         assert max(times.values()) / len(answers) < 1 / 4, times
+
+
+def test_a_caller_who_corrects_the_patient_is_booked_for_the_patient_they_name(
+    suite: EmbeddedSuite,
+) -> None:
+    corrected = [
+        g.data
+        for g in generate_cases(SCHEDULING_SEED, 10)
+        if g.data["family"] == "booking" and "who the appointment is for" in g.data["instruction"]
+    ]
+    assert corrected
+    card = corrected[0]
+    task = _task(card)
+    caller = next(f for f in card["forbidden"] if f["effect"] == "other_patient_touched")
+    assert caller["patient_id"] != card["user"]["patient_id"]
+    reference = task.grading.extra["reference"]
+    # A desk that books for the caller without asking: the user declines; nothing is booked.
+    blind = [
+        c
+        if c["tool"] not in ("hold_slot", "propose")
+        else c | {"arguments": c["arguments"] | {"patient_id": caller["patient_id"]}}
+        for c in reference
+        if c["tool"] != "message_user"
+    ]
+    ref, wrong = _run(suite, [(task, "reference", reference), (task, "blind", blind)])
+    assert ref.error is None and ref.failed == []
+    assert wrong.error is None
+    assert {"expected", "forbidden:other_patient_touched"} <= set(wrong.failed)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from endstate.builtin.scheduling.corrected import SHARE, for_someone_else
 from endstate.builtin.scheduling.drawing import (
     BOOKING_WRITES,
     READS,
@@ -37,6 +38,8 @@ from endstate.envs.systems.scheduling.directory import (
 
 
 def _booking(d: Draw, rng: random.Random) -> Card:
+    if rng.random() < SHARE:  # the caller corrects who the appointment is for
+        return for_someone_else(d, rng)
     (want,) = d.pick(rng)
     name = named(rng, d.patient)
     ask = rng.choice(["needs an appointment", "asks to be seen", "wants a visit"])
