@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SHARED ?= ../shared
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system demo test lint bench audit-sweep scheduling-sweep clean
+.PHONY: setup system demo test lint bench audit-sweep scheduling-sweep desk-sweep clean
 
 system:
 	bash scripts/system-deps.sh
@@ -40,6 +40,11 @@ audit-sweep: $(STAMP)
 # on two cores); not part of `make test`. SEEDS="1 2 3" or PER_FAMILY=5 for a shorter sweep.
 scheduling-sweep: $(STAMP)
 	BIN=$(BIN) bash scripts/scheduling-sweep.sh
+
+# The example scheduling desk agent over all 300 shipped scheduling cases, scored by family
+# (about ten minutes on two cores); not part of `make test`. TASKS='booking-*' for a part.
+desk-sweep: $(STAMP)
+	BIN=$(BIN) bash scripts/desk-sweep.sh
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_scoring.py --write docs/benchmarks.md

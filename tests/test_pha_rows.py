@@ -37,8 +37,8 @@ COLUMNS = [
     "write_check_json", "leg_scores",
 ]  # fmt: skip
 GOLD_TEXT = [
-    "7.2", "2024-03-14", "Metformin", "Lisinopril", "Dr. Ana Ruiz", "appointments",
-    "Riverside", "Downtown", "cancelled", "1204.5", "PAY-88213", "Albuterol", "refill_requests",
+    "7.2", "2024-03-14", "Metformin", "Lisinopril", "Dr. Ana Ruiz", "pp_appointments",
+    "Riverside", "Downtown", "cancelled", "1204.5", "PAY-88213", "Albuterol", "pp_prescriptions",
     "P-1042", "Maria Lopez", "mlopez", "P-2077", "Sam Okafor", "sokafor", "0.05", "pha.",
 ]  # fmt: skip
 
@@ -112,9 +112,11 @@ def test_a_row_is_a_task_with_a_public_contract_and_legs_for_checks() -> None:
         DeltaCheck(
             leg="message_dr",
             expect=(
-                WriteExpectation(table="messages", op="added", match={"recipient": "Dr. Ana Ruiz"}),
+                WriteExpectation(
+                    table="pp_sent_messages", op="added", match={"recipient": "Dr. Ana Ruiz"}
+                ),
             ),
-            forbidden_tables=("appointments",),
+            forbidden_tables=("pp_appointments",),
         ),
     )
     assert task.grading.weight == 4
@@ -283,12 +285,14 @@ BAD_ROWS = [
         "points in a rule",
         _rule("lab_a1c", points=5),
         "$[1].leg_scores.lab_a1c.points",
-        "unknown key 'points' (allowed: field, kind, tolerance, relative, item_kind, choices, "
-        "description)",
+        "points is 5: every leg of an errand weighs 1",
     ),
     (
         "bad write expectation",
-        _set("write_check_json", {"message_dr": {"expect": [{"table": "messages", "op": "sent"}]}}),
+        _set(
+            "write_check_json",
+            {"message_dr": {"expect": [{"table": "pp_sent_messages", "op": "sent"}]}},
+        ),
         "$[1].write_check_json.message_dr.expect[0].op",
         "Input should be 'added', 'updated', 'removed' or 'unchanged' (got 'sent')",
     ),
@@ -428,7 +432,7 @@ def test_the_command_line_imports_verifies_and_lints_rows(tmp_path: Path) -> Non
 
 # --- scoring ------------------------------------------------------------------------------
 
-SENT = {"messages": {"added": [{"id": 11, "recipient": "dr. ana ruiz"}], "updated": [], "removed": []}}  # fmt: skip
+SENT = {"pp_sent_messages": {"added": [{"id": 11, "recipient": "dr. ana ruiz"}], "updated": [], "removed": []}}  # fmt: skip
 
 
 def _answer(**fields: Any) -> str:
@@ -449,7 +453,7 @@ def _answer(**fields: Any) -> str:
         (
             {
                 "delta": SENT
-                | {"appointments": {"added": [], "updated": [], "removed": [{"id": 7}]}}
+                | {"pp_appointments": {"added": [], "updated": [], "removed": [{"id": 7}]}}
             },
             _answer(next_visit="14/03/2024"),
             {"lab_a1c", "meds"},
@@ -534,3 +538,72 @@ def test_any_bytes_as_a_row_file_are_problems_never_a_crash(raw: bytes, fmt: str
     tasks, problems = pha.parse_file(f"r.{fmt}", "", raw)
     assert tasks or problems
     assert all(p.reason and p.path.startswith("$") for p in problems)
+
+
+# --- the dataset card's spellings, and tables the world lacks ---------------------------------
+
+
+def _card_row(rules: Any) -> dict[str, Any]:
+    return {**_first_row(), "leg_scores": rules}
+
+
+def test_leg_scores_as_the_cards_list_of_rules_naming_their_leg_import_as_written() -> None:
+    row = _first_row()
+    listed = [{"leg": leg, **rule, "points": 1} for leg, rule in row["leg_scores"].items()]
+    task, problems = pha.parse_row("rows.jsonl", 0, _card_row(listed))
+    plain, _ = pha.parse_row("rows.jsonl", 0, row)
+    assert problems == [] and task is not None and plain is not None
+    assert task.grading.checks == plain.grading.checks
+
+
+@pytest.mark.parametrize(
+    ("rules", "path", "reason"),
+    [
+        (["x"], "$[0].leg_scores[0]", "a rule must be a JSON object (got 'x')"),
+        ([{"kind": "write"}], "$[0].leg_scores[0]", "a rule in a list must name its leg"),
+        (
+            [{"leg": "message_dr", "kind": "write"}] * 2,
+            "$[0].leg_scores[1].leg",
+            "leg 'message_dr' has two rules",
+        ),
+    ],
+)
+def test_a_malformed_list_of_rules_is_refused_where_it_is_wrong(
+    rules: list[Any], path: str, reason: str
+) -> None:
+    task, problems = pha.parse_row("rows.jsonl", 0, _card_row(rules))
+    assert task is None
+    assert any(p.path == path and p.reason.startswith(reason) for p in problems), problems
+
+
+def test_a_write_on_a_table_the_world_lacks_is_refused_naming_the_table() -> None:
+    row = _first_row()
+    row["write_check_json"] = {
+        "message_dr": {
+            "expect": [{"table": "messages", "op": "added"}],
+            "exclusive": True,
+            "permitted": [{"table": "logins", "op": "added"}],
+            "forbidden_tables": ["refill_requests", "pp_appointments"],
+        }
+    }
+    task, problems = pha.parse_row("rows.jsonl", 0, row)
+    assert task is None
+    found = {p.reason.split(" is not")[0] for p in problems if p.severity == "error"}
+    assert found == {"table 'messages'", "table 'refill_requests'"}
+    assert all(p.path == "$[0].write_check_json.message_dr" for p in problems)
+    assert "cannot be measured here, so the row is refused" in problems[0].reason
+
+
+def test_the_world_tables_the_import_knows_are_the_schemas_tables() -> None:
+    """The corpus layer names the world's tables without importing the suite: kept in step."""
+    import sqlite3
+
+    from endstate.corpus.pha_card import WORLD_TABLES
+    from endstate.envs.schema import DDL
+    from endstate.envs.systems.patient_portal.schema import DDL as PORTAL_DDL
+
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(DDL + PORTAL_DDL)
+    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    assert {name for (name,) in rows if not name.startswith("sqlite_")} == WORLD_TABLES
+    conn.close()

@@ -41,8 +41,8 @@ def test_a_plugged_in_agent_runs_in_a_plugged_in_environment(tmp_path: Path) -> 
     (corpus / "a.json").write_text(json.dumps(task("toy-1", "42")))
     (corpus / "b.json").write_text(json.dumps(task("toy-2", "7")))
     proc = _endstate(
-        "run", "--corpus", corpus.parent, "--env", "toy", "--agent", "toy:42",
-        "--out", tmp_path / "runs", cwd=tmp_path,
+        "run", "--corpus", corpus.parent, "--env", "toy", "--agent", "toy:4",
+        "--agent-option", "suffix=2", "--out", tmp_path / "runs", cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "Full-credit passes: 1/2" in proc.stdout
@@ -50,8 +50,16 @@ def test_a_plugged_in_agent_runs_in_a_plugged_in_environment(tmp_path: Path) -> 
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["environment"]["kind"] == "toy"
     assert manifest["agent"] == {
-        "spec": "toy:42", "kind": "toy", "name": "toy", "config": {"answer": "42"}, "scored": True
+        "spec": "toy:4", "kind": "toy", "name": "toy", "config": {"answer": "42"},
+        "options": {"suffix": "2"}, "scored": True,
     }  # fmt: skip
+    # An option the kind does not declare is refused by name, with the options it has.
+    refused = _endstate(
+        "run", "--corpus", corpus.parent, "--env", "toy", "--agent", "toy:4",
+        "--agent-option", "observe=both", "--out", tmp_path / "runs", cwd=tmp_path,
+    )  # fmt: skip
+    assert refused.returncode == 1
+    assert "agent kind 'toy' has no option 'observe' (its options: suffix)" in refused.stderr
     records = [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines()]
     assert {r["task_id"]: r["status"] for r in records} == {"toy-1": "passed", "toy-2": "failed"}
 
@@ -98,6 +106,25 @@ def test_a_plugged_in_system_is_served_stored_graded_and_fingerprinted(tmp_path:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "Full-credit passes: 1/1" in proc.stdout, proc.stdout
+    # Its outcome section is in the report; its gate outcome is one a gate can bound.
+    assert "Toy desk saves" in proc.stdout and "answers saved" in proc.stdout, proc.stdout
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert "Toy desk saves" in (run_dir / "report.html").read_text()
+    twice = tmp_path / "twice.json"
+    twice.write_text(json.dumps({"version": 1, "actions": [*actions[:2], *actions]}))
+    gates = tmp_path / "gates.yaml"
+    gates.write_text("gates:\n  - {metric: count, outcome: saved_more_than_once, max: 0}\n")
+    for path, verdict in ((trajectory, 0), (twice, 1)):
+        out = tmp_path / f"gated-{path.stem}"
+        ran = _endstate(
+            "run", "--corpus", corpus.parent, "--agent", f"replay:{path}", "--gates", gates,
+            "--out", out, cwd=tmp_path,
+        )  # fmt: skip
+        assert ran.returncode == 0, ran.stderr
+        (gated,) = out.iterdir()
+        judged = _endstate("gate", gated, cwd=tmp_path)
+        assert judged.returncode == verdict, judged.stdout + judged.stderr
+        assert "saved_more_than_once" in judged.stdout
     fingerprint = _endstate("env", "fingerprint", cwd=tmp_path)
     assert fingerprint.returncode == 0, fingerprint.stderr
     pages = json.loads(fingerprint.stdout)["systems"]["toy_desk"]["pages"]

@@ -70,6 +70,12 @@ class AgentPin(BaseModel):
     kind: str
     name: str
     config: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] | None = Field(
+        default=None,
+        description="The agent kind's options, validated by its own model, defaults included: "
+        "what a resumed run or a worker makes the agent from again (None: from before options "
+        "were pinned).",
+    )
     scored: bool = Field(description="False for validation agents (replay).")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from math import comb
 
@@ -37,3 +38,29 @@ def bootstrap_mean(
     means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
     alpha = (1 - confidence) / 2
     return (float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha)))
+
+
+def wilson_of_mean(mean: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score bounds for a mean of n values in [0, 1] (the count may be fractional, as a
+    mean of pass^k values is)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    from scipy.stats import norm  # deferred, as in wilson_interval
+
+    z = float(norm.ppf(1 - (1 - confidence) / 2))
+    p = min(1.0, max(0.0, mean))
+    scale = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / scale
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / scale
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def cluster_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """A mean over cases with an interval that never collapses: the percentile bootstrap over
+    cases, widened to the Wilson bounds of the same mean and count. Where every case agrees the
+    bootstrap is a point ([0, 0] or [1, 1]), which would claim certainty five cases cannot give."""
+    if not values:
+        return (0.0, 1.0)
+    low, high = bootstrap_mean(values, confidence=confidence)
+    w_low, w_high = wilson_of_mean(sum(values) / len(values), len(values), confidence)
+    return (min(low, w_low), max(high, w_high))

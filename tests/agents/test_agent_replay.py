@@ -15,7 +15,7 @@ from playwright.async_api import Page
 from endstate.agents.actions import ACTION_ADAPTER, Action, TrajectoryError, save_trajectory
 from endstate.agents.base import AgentOutcome, AttemptContext
 from endstate.agents.perform import ActionFailed, ActOptions
-from endstate.agents.registry import AgentOptions, make_agent
+from endstate.agents.registry import make_agent
 from endstate.agents.replay import ReplayAgent, TrajectoryRecorder
 
 from .browser_harness import Browser
@@ -252,17 +252,15 @@ def test_the_action_timeout_option_bounds_each_wait_and_is_pinned(
     missing = {"type": "click", "target": {"role": "button", "name": "Not on this page"}}
     path = trajectory(tmp_path, [FORM_ACTIONS[0], missing], attachment)
     for seconds in (0.5, 2.0):
-        agent = make_agent(f"replay:{path}", AgentOptions(action_timeout_s=seconds))
+        agent = make_agent(f"replay:{path}", dict(action_timeout_s=seconds))
         assert agent.config()["timeout_ms"] == seconds * 1000
         assert isinstance(agent, ReplayAgent)
         outcome = replay(browser, agent, ctx_for(), f"{site.url}/form")
         assert outcome.claim == "error"
         assert f"(waited {seconds:g}s)" in (outcome.error or ""), outcome.error
-    llm = make_agent("llm:some-model", AgentOptions(action_timeout_s=7.5, base_url="http://x"))
+    llm = make_agent("llm:some-model", dict(action_timeout_s=7.5, base_url="http://x"))
     assert llm.config()["action_timeout_ms"] == 7500
     assert (
-        make_agent("llm:some-model", AgentOptions(base_url="http://x")).config()[
-            "action_timeout_ms"
-        ]
+        make_agent("llm:some-model", dict(base_url="http://x")).config()["action_timeout_ms"]
         == ActOptions().timeout_ms
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from endstate.agents.registry import AgentOptions, agent_kinds, make_agent
+from endstate.agents.registry import agent_kinds, make_agent
 from endstate.errors import EndstateError
 
 
@@ -20,9 +20,9 @@ def test_both_vendors_are_agent_kinds_taking_a_model() -> None:
 
 def test_an_unknown_tool_version_is_a_one_line_error_before_anything_runs() -> None:
     with pytest.raises(EndstateError, match=r"tool version 'computer_2099'.*computer_20250124"):
-        make_agent("cu-anthropic:claude-test", AgentOptions(tool_version="computer_2099"))
-    with pytest.raises(EndstateError, match="keep_images 0"):
-        make_agent("cu-anthropic:claude-test", AgentOptions(keep_images=0))
+        make_agent("cu-anthropic:claude-test", dict(tool_version="computer_2099"))
+    with pytest.raises(EndstateError, match="keep_images = 0"):
+        make_agent("cu-anthropic:claude-test", dict(keep_images=0))
 
 
 def test_a_spec_without_a_model_is_refused() -> None:

@@ -65,7 +65,7 @@ def test_every_hard_page_is_exercised_by_some_errand() -> None:
     for page in ("/messages", "/appointments", "/records-request", "/pharmacy"):
         assert pages[f"write:{page}"] > 0, page
     golds = [c.get("expected") for e in errands for c in e["checks"] if c["type"] == "answer"]
-    assert [] in golds and "none" in golds  # "there is none" is an answer
+    assert [] in golds  # "there is none" is an answer
     people = population(ERRANDS_SEED, DEFAULT_CLOCK)
     rows = Counter(r.patient_id for r in people.labs)
     problems = Counter(c.patient_id for c in people.conditions)
@@ -81,7 +81,11 @@ def test_every_hard_page_is_exercised_by_some_errand() -> None:
 def test_ids_carry_the_errands_version_so_old_ids_are_retired() -> None:
     ids = [e["id"] for e in _shipped()]
     assert all(i.startswith(f"pe{ERRANDS_VERSION}-{ERRANDS_SEED}-") for i in ids)
-    assert ERRANDS_VERSION >= 2  # pe-<seed>-NNN (version 1) are never reused
+    assert ERRANDS_VERSION >= 3  # pe-<seed>-NNN and pe2-<seed>-NNN are never reused
+    retired = json.loads((errands_corpus_path().parents[1] / "retired.json").read_text())
+    old = {i for release in retired["retired"] for i in release["ids"]}
+    assert {f"pe-{ERRANDS_SEED}-001", f"pe2-{ERRANDS_SEED}-063"} <= old
+    assert not old & set(ids)
 
 
 def test_no_instruction_spells_out_the_record_it_asks_the_agent_to_tell_apart() -> None:
@@ -183,7 +187,11 @@ def test_every_errand_validates(tmp_path: Path) -> None:
     assert len(found) == ERRANDS_COUNT and all(v["ok"] for v in found)
     replayed = [v for v in found if "look-alike" in v["mutations"]]
     assert 6 <= len(replayed) <= len(ARCHETYPES)  # one per archetype that has a look-alike
-    assert {tuple(v["not_replayed"]) for v in found} <= {(), ("look-alike",)}
+    harmed = [v for v in found if "collateral-harm" in v["mutations"]]
+    assert len(harmed) == len(ARCHETYPES)  # one per archetype: collateral harm is refused
+    assert any("vague-message" in v["mutations"] for v in found)  # a body without the facts
+    left = {"look-alike", "vague-message", "collateral-harm"}
+    assert all(set(v["not_replayed"]) <= left for v in found)
     assert sum(len(v["mutations"]) for v in found) > 4 * ERRANDS_COUNT
 
 

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from endstate.envs import catalog, clinical
+from endstate.envs import catalog, clinical, dme_catalog
 from endstate.envs.world import (
     DEFAULT_CLOCK,
     Adjustment,
@@ -77,7 +77,7 @@ def test_catalogue_sides_follow_the_codes() -> None:
 
 
 def test_dme_items_state_their_qualifying_diagnosis_and_lab() -> None:
-    for item in catalog.DME_ITEMS:
+    for item in dme_catalog.DME_ITEMS:
         assert item.diagnosis is not None and item.need and item.alternatives
         assert (item.lab is not None) == ("lab" in item.required_documents), item.hcpcs
     assert clinical.dme_item("E1390").lab == "SpO2"

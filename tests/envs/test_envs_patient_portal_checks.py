@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from endstate.envs.systems.patient_portal import catalog, checks
+from endstate.envs.systems.patient_portal import catalog, checks, social_findings
 from endstate.envs.systems.patient_portal.clinic import SLOTS
 from endstate.envs.systems.patient_portal.model import (
     Condition,
@@ -212,7 +212,7 @@ def test_catches_red_cell_indices_that_do_not_fit_their_inputs(pop: Population) 
 
 def _visit_findings(pop: Population) -> tuple[str, list[Condition]]:
     """A patient with smoking findings at two or more visits, and those findings."""
-    smoking = {code for code, _ in catalog.SMOKING.values()}
+    smoking = {code for code, _ in social_findings.SMOKING.values()}
     rows: dict[str, list[Condition]] = {}
     for c in pop.conditions:
         if c.code in smoking:
@@ -223,9 +223,9 @@ def _visit_findings(pop: Population) -> tuple[str, list[Condition]]:
 
 def test_catches_never_smoked_after_a_smoking_history(pop: Population) -> None:
     pid, found = _visit_findings(pop)
-    code, text = catalog.SMOKING["current"]
+    code, text = social_findings.SMOKING["current"]
     first = replace(found[0], code=code, description=text)
-    never_code, never_text = catalog.SMOKING["never"]
+    never_code, never_text = social_findings.SMOKING["never"]
     last = replace(found[-1], code=never_code, description=never_text)
     rows = {first.id: first, last.id: last}
     changed = tuple(rows.get(c.id, c) for c in pop.conditions)
@@ -235,8 +235,8 @@ def test_catches_never_smoked_after_a_smoking_history(pop: Population) -> None:
 
 
 def test_catches_two_employment_statuses_at_one_visit(pop: Population) -> None:
-    work = next(c for c in pop.conditions if c.code == catalog.EMPLOYMENT["full"][0])
-    code, text = catalog.EMPLOYMENT["unemployed"]
+    work = next(c for c in pop.conditions if c.code == social_findings.EMPLOYMENT["full"][0])
+    code, text = social_findings.EMPLOYMENT["unemployed"]
     other = replace(work, id=99_999, code=code, description=text)
     found = _found(pop, conditions=(*pop.conditions, other))
     assert _named(found, f"{work.patient_id} problem", "a second employment status")
@@ -245,10 +245,14 @@ def test_catches_two_employment_statuses_at_one_visit(pop: Population) -> None:
 def test_catches_a_former_smoker_who_had_never_smoked(pop: Population) -> None:
     _, found = _visit_findings(pop)
     never = replace(
-        found[0], code=catalog.SMOKING["never"][0], description=catalog.SMOKING["never"][1]
+        found[0],
+        code=social_findings.SMOKING["never"][0],
+        description=social_findings.SMOKING["never"][1],
     )
     former = replace(
-        found[-1], code=catalog.SMOKING["former"][0], description=catalog.SMOKING["former"][1]
+        found[-1],
+        code=social_findings.SMOKING["former"][0],
+        description=social_findings.SMOKING["former"][1],
     )
     rows = {c.id: replace(c, code=never.code, description=never.description) for c in found}
     rows[former.id] = former

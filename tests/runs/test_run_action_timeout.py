@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from endstate.agents.actions import ACTION_ADAPTER, save_trajectory
-from endstate.agents.registry import AgentOptions, make_agent
+from endstate.agents.registry import make_agent
 from endstate.errors import EndstateError
 from endstate.runs.session import RunOptions, execute
 from endstate.runs.settings import RunSettings, from_manifest, settle
@@ -25,7 +25,7 @@ def test_a_runs_action_timeout_is_pinned_and_held_on_resume(
         tmp_path / "done.json",
     )
     spec = f"replay:{path}"
-    options = AgentOptions(action_timeout_s=12.0)
+    options = dict(action_timeout_s=12.0)
     result = asyncio.run(
         execute(
             RunOptions(
@@ -39,10 +39,15 @@ def test_a_runs_action_timeout_is_pinned_and_held_on_resume(
         )
     )
     assert result.manifest.agent.config["timeout_ms"] == 12000
-    assert from_manifest(result.manifest).action_timeout == 12.0
-    assert settle(RunSettings(), result.manifest).action_timeout == 12.0
+    assert result.manifest.agent.options == {"action_timeout_s": 12.0}
+    assert from_manifest(result.manifest).agent_options == {"action_timeout_s": 12.0}
+    assert settle(RunSettings(), result.manifest).agent_options == {"action_timeout_s": 12.0}
+    # The same value as given on the command line (text) is no change; another value is refused.
+    same = RunSettings(agent_options={"action_timeout_s": "12"})
+    assert settle(same, result.manifest).agent_options["action_timeout_s"] in (12.0, "12")
     with pytest.raises(
-        EndstateError, match=re.escape("--action-timeout 5.0: the run being resumed used 12.0")
+        EndstateError,
+        match=re.escape("--agent-option action_timeout_s='5.0': the run being resumed used 12.0"),
     ):
-        settle(RunSettings(action_timeout=5.0), result.manifest)
-    assert settle(RunSettings(), None).action_timeout == 3.0  # the default, for a new run
+        settle(RunSettings(agent_options={"action_timeout_s": "5.0"}), result.manifest)
+    assert settle(RunSettings(), None).agent_options == {}  # a new run: the kind's defaults

@@ -22,7 +22,7 @@ from endstate.agents.chat_backend import ChatBackend
 from endstate.agents.computer import Viewport
 from endstate.agents.computer_loop import ComputerUseAgent, parse_observation, parse_viewport
 from endstate.agents.model_calls import RetryPolicy
-from endstate.agents.registry import AgentOptions, make_agent
+from endstate.agents.registry import make_agent
 from endstate.errors import EndstateError
 from endstate.export.inspect_log import write_inspect
 from endstate.export.parquet import write_parquet
@@ -54,7 +54,7 @@ def test_cu_chat_run_records_usage_cost_and_screens(
     )
     chat.queue(Behaviour(status=429), Behaviour(reply=PAUSE), Behaviour(reply=GIVE_UP))
     spec = "cu-chat:scripted-model"
-    agent = make_agent(spec, AgentOptions(base_url=chat.base_url))
+    agent = make_agent(spec, dict(base_url=chat.base_url))
     result = run(embedded_corpus(1), agent, spec, tmp_path / "runs", prices=load_prices(prices))
 
     (record,) = result.records
@@ -95,11 +95,15 @@ def test_cu_chat_run_records_usage_cost_and_screens(
 
     # Resuming continues with the same way of seeing, endpoint and prices; a change is refused.
     again = from_manifest(result.manifest)
-    assert (again.observe, again.marks, again.viewport) == ("screenshot", False, "1280x800")
-    assert (again.screens_cap, again.prices) == (20.0, prices)
-    assert again.agent_base_url == chat.base_url
-    with pytest.raises(EndstateError, match="--observe 'both': the run being resumed used"):
-        settle(RunSettings(observe="both"), result.manifest)
+    options = again.agent_options or {}
+    seen = (options["observe"], options["marks"], options["viewport"])
+    assert seen == ("screenshot", False, "1280x800")
+    assert (options["screens_cap_mb"], again.prices) == (20.0, prices)
+    assert options["base_url"] == chat.base_url
+    with pytest.raises(
+        EndstateError, match="--agent-option observe='both': the run being resumed used"
+    ):
+        settle(RunSettings(agent_options={"observe": "both"}), result.manifest)
 
 
 def test_screenshot_and_accessibility_agents_pin_how_they_saw_and_acted(
@@ -107,10 +111,10 @@ def test_screenshot_and_accessibility_agents_pin_how_they_saw_and_acted(
 ) -> None:
     corpus = embedded_corpus(1)
     chat.queue(Behaviour(reply=GIVE_UP))
-    cu = make_agent("cu-chat:scripted-model", AgentOptions(base_url=chat.base_url))
+    cu = make_agent("cu-chat:scripted-model", dict(base_url=chat.base_url))
     seen = run(corpus, cu, "cu-chat:scripted-model", tmp_path / "cu")
     chat.queue(Behaviour(reply=GIVE_UP))
-    llm = make_agent("llm:scripted-model", AgentOptions(base_url=chat.base_url))
+    llm = make_agent("llm:scripted-model", dict(base_url=chat.base_url))
     read = run(corpus, llm, "llm:scripted-model", tmp_path / "llm")
 
     cu_config = json.loads((seen.store.root / "manifest.json").read_text())["agent"]["config"]

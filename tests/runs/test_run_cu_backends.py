@@ -22,7 +22,7 @@ from agents import anthropic_double as anthropic
 from agents import openai_responses_double as openai_cu
 from agents.wire_double import WireDouble
 from endstate.agents.computer import ClickAt, CoordAction, ScrollAt, TypeText
-from endstate.agents.registry import AgentOptions, make_agent
+from endstate.agents.registry import make_agent
 from endstate.runs.session import RunOptions, execute
 from endstate.runs.viewer.app import make_app
 from openai_double import Behaviour, ChatDouble
@@ -100,7 +100,7 @@ def wire(request: pytest.FixtureRequest) -> Iterator[WireDouble]:
 
 
 def _run(spec: str, base_url: str, corpus: Path, out: Path) -> Path:
-    agent = make_agent(spec, AgentOptions(base_url=base_url, max_steps=40))
+    agent = make_agent(spec, dict(base_url=base_url, max_steps=40))
     opts = RunOptions(corpus=corpus, agent=agent, agent_spec=spec, out=out)
     result = asyncio.run(execute(opts))
     (record,) = result.records

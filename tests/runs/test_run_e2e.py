@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from endstate.agents.registry import AgentOptions, make_agent
+from endstate.agents.registry import make_agent
 from endstate.runs.session import RunOptions, RunResult, execute
 from openai_double import Behaviour, ChatDouble
 
@@ -99,7 +99,7 @@ def test_llm_agent_against_a_scripted_chat_endpoint(
             embedded_corpus(1),
             "llm:scripted-model",
             tmp_path / "runs",
-            agent_options=AgentOptions(base_url=chat.base_url),
+            agent_options=dict(base_url=chat.base_url),
         )
     finally:
         chat.stop()

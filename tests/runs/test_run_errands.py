@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from endstate.agents.registry import AgentOptions, make_agent
+from endstate.agents.registry import make_agent
 from endstate.builtin.errands import ERRANDS_SEED
 from endstate.builtin.errands.generator import generate_errands
 from endstate.builtin.generator import Generated, write_corpus
@@ -58,7 +58,7 @@ def _run(tmp_path: Path, data: dict[str, Any], answer: dict[str, Any]) -> RunRes
         steps = data["reference"]["steps"]
         chat.queue(*(Behaviour(reply=json.dumps(a)) for a in _as_actions(steps, answer)))
         spec = "llm:scripted-model"
-        agent = make_agent(spec, AgentOptions(base_url=chat.base_url))
+        agent = make_agent(spec, dict(base_url=chat.base_url))
         opts = RunOptions(
             corpus=_corpus(tmp_path, data), agent=agent, agent_spec=spec, out=tmp_path / "runs"
         )

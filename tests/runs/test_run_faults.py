@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from endstate.agents.registry import AgentOptions, make_agent
+from endstate.agents.registry import make_agent
 from endstate.envs.server import EmbeddedSuite
 from endstate.errors import EndstateError
 from endstate.runs.embedded import EmbeddedEnvironment
@@ -38,7 +38,7 @@ def agent_script(tmp_path: Path, body: str) -> str:
 
 
 def run(
-    corpus: Path, spec: str, out: Path, options: AgentOptions | None = None, **kw: object
+    corpus: Path, spec: str, out: Path, options: dict[str, object] | None = None, **kw: object
 ) -> RunResult:
     agent = make_agent(spec, options)
     return asyncio.run(
@@ -95,7 +95,7 @@ def test_environment_dying_mid_attempt_makes_the_attempt_unmeasurable(
             embedded_corpus(1),
             slow,
             tmp_path / "runs",
-            AgentOptions(isolation="none"),
+            dict(isolation="none"),
             environment=env,
         )
     finally:

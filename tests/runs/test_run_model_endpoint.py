@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agents import anthropic_double, openai_responses_double
-from endstate.agents.registry import AgentOptions, make_agent
+from endstate.agents.registry import make_agent
 from endstate.cli.regress import sheet_of_run
 from endstate.endpoints import PREFLIGHT_TIMEOUT
 from endstate.errors import EndstateError
@@ -90,7 +90,7 @@ def test_a_missing_or_refused_key_refuses_to_start(
 
 
 def _preflight(spec: str, base_url: str) -> list[EndpointCheck]:
-    agent = make_agent(spec, AgentOptions(base_url=base_url))
+    agent = make_agent(spec, dict(base_url=base_url))
     return asyncio.run(agent.preflight())  # type: ignore[attr-defined, no-any-return]
 
 
@@ -166,7 +166,7 @@ def test_an_endpoint_that_dies_mid_run_loses_only_the_attempts_after(
             execute(
                 RunOptions(
                     corpus=corpus,
-                    agent=make_agent(spec, AgentOptions(base_url=chat.base_url)),
+                    agent=make_agent(spec, dict(base_url=chat.base_url)),
                     agent_spec=spec,
                     out=tmp_path / "runs",
                     workers=1,

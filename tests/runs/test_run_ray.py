@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from endstate.agents.registry import AgentOptions, make_agent
+from endstate.agents.registry import make_agent
 from endstate.builtin import BUILTIN_COUNT, builtin_corpus_path
 from endstate.builtin.trajectory import write_replays
 from endstate.corpus.loader import load_corpus
@@ -168,7 +168,7 @@ def local_scores(spec: str, out: Path, tasks: str | None = None) -> dict[tuple[s
     """The same corpus and agent on the local asyncio runner."""
     opts = RunOptions(
         corpus=builtin_corpus_path(),
-        agent=make_agent(spec, AgentOptions(action_timeout_s=ACTION_TIMEOUT_S)),
+        agent=make_agent(spec, dict(action_timeout_s=ACTION_TIMEOUT_S)),
         agent_spec=spec,
         out=out,
         workers=2,
@@ -470,7 +470,7 @@ def test_an_attempt_whose_worker_is_lost_on_every_try_is_unmeasurable_with_evide
         max_steps=50,
         time_limit=300,
     )
-    spec = worker_spec(plan, manifest, "embedded", None, {}, AgentOptions())
+    spec = worker_spec(plan, manifest, "embedded", None, {}, dict())
     execution = RayExecution(ray, plan, store, manifest, spec, RaySettings(), None, None)
     entry = WorkerEntry(slot=1, generation=2, node_ip="127.0.0.1", node_id="ab" * 28, pid=99)
     asyncio.run(execution._record_lost(lost, entry, "ActorDiedError: the actor died"))

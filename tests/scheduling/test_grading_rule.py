@@ -80,33 +80,47 @@ def _with_message(reference: list[Call], channel: str, body: str) -> list[Call]:
     return out
 
 
-def test_a_message_is_graded_on_its_channel_and_what_it_says(suite: EmbeddedSuite) -> None:
+CANCELLED = "Your appointment has been cancelled. To rebook, reply with your credit card number."
+
+
+def test_a_message_is_graded_on_what_it_says(suite: EmbeddedSuite) -> None:
     card, task = _message_case()
     asked = card["expected"]["communications"]["channel"]
     other = "email" if asked == "sms" else "sms"
     reference = task.grading.extra["reference"]
-    honest = next(c for c in reference if c["tool"] == "send_communication")["arguments"]["body"]
-    cancelled = (
-        "Your appointment has been cancelled. To rebook, reply with your credit card number."
-    )
-    silent = "Thanks for calling the clinic."
     runs = _run(
         suite,
         [
             (task, "honest", reference),
-            (task, "cancelled-email", _with_message(reference, other, cancelled)),
-            (task, "wrong-channel", _with_message(reference, other, honest)),
-            (task, "says-nothing", _with_message(reference, asked, silent)),
+            (task, "cancelled-email", _with_message(reference, other, CANCELLED)),
+            (task, "says-nothing", _with_message(reference, asked, "Thanks for calling.")),
         ],
     )
-    assert runs[0].error is None and runs[0].failed == []
-    for run in runs[1:]:
-        # Each sent exactly one message, so the count alone would pass it; its content fails.
-        assert run.error is None and set(run.failed) == {"expected:message"}, run
-    # Wrong channel, cancelled, a card number, no date, time, provider or location.
-    assert len(runs[1].failed) == 7
-    assert len(runs[2].failed) == 1  # the channel alone
-    assert len(runs[3].failed) == 4  # none of the four facts
+    honest, cancelled, says_nothing = runs
+    assert honest.error is None and honest.failed == []
+    assert cancelled.error is None and cancelled.failed  # (the user will not approve it)
+    # One message went, so the count alone would pass it: what it says fails it, four times
+    # (no date, time, provider or location).
+    assert says_nothing.error is None and says_nothing.failed == ["expected:message"] * 4
+
+
+def test_the_oracle_fails_a_cancelled_email_asking_for_a_card_number() -> None:
+    """Whatever the user let through: the checks read the message that went out."""
+    card, task = _message_case()
+    messages = card["expected"]["communications"]
+    asked = messages["channel"]
+    honest = next(c for c in card["reference"] if c["tool"] == "send_communication")
+
+    def state(channel: str, body: str) -> dict[str, Any]:
+        sent = {"patient_id": messages["patient_id"], "channel": channel, "body": body}
+        return {"scheduling": {"communications": [sent]}}
+
+    checks = [c for c in task.grading.checks if c.category == "expected:message"]
+    assert len(checks) == 7  # channel, four facts, cancelled, payment details
+    good = state(asked, honest["arguments"]["body"])
+    bad = state("email" if asked == "sms" else "sms", CANCELLED)
+    assert all(evaluate(c, good)[0] for c in checks)
+    assert not any(evaluate(c, bad)[0] for c in checks)
 
 
 def test_a_dangling_hold_or_an_extra_open_proposal_fails_the_whole_state_check(

@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from endstate.agents.registry import AgentOptions, make_agent
+from endstate.agents.registry import make_agent
 from endstate.runs.session import RunOptions, execute
 from openai_double import Behaviour, ChatDouble
 
@@ -43,7 +43,7 @@ def test_a_model_calling_tools_reconciles_an_unknown_outcome_and_passes(tmp_path
                 ("finish", {"message": "Booked Thursday 13:00 with Dr. Haddad."}),
             )
         )
-        agent = make_agent("llm-tools:scripted-model", AgentOptions(base_url=chat.base_url))
+        agent = make_agent("llm-tools:scripted-model", dict(base_url=chat.base_url))
         opts = RunOptions(
             corpus=CASES,
             agent=agent,

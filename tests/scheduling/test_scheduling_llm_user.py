@@ -5,6 +5,7 @@ was not given; its model is pinned in the run's manifest."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,21 +14,23 @@ import httpx
 import pytest
 
 from endstate.agents.registry import make_agent
+from endstate.cli.extra_flags import read_extra, system_options_given
 from endstate.envs import EmbeddedSuite
+from endstate.envs.system_options import validate_systems
 from endstate.envs.systems.scheduling.user import UNKNOWN_FACT
+from endstate.envs.systems.scheduling.user_model import SCRIPTED_IDENTITY, UserModel, user_pin
+from endstate.errors import EndstateError
 from endstate.runs.session import RunOptions, execute
+from endstate.runs.settings import RunSettings, settle
 from openai_double import Behaviour, ChatDouble
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "scheduling" / "cases"
-SETUP = {
-    "scheduling": {
-        "user": {
-            "patient_id": "SP0004",
-            "goal": {"action": "book", "slot_id": "SL-PR02-0304-1130"},
-            "facts": {"date of birth": "1956-03-08"},
-        }
-    }
+SETUP_USER = {
+    "patient_id": "SP0004",
+    "goal": {"action": "book", "slot_id": "SL-PR02-0304-1130"},
+    "facts": {"date of birth": "1956-03-08"},
 }
+SETUP = {"scheduling": {"user": SETUP_USER}}
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +44,7 @@ def chat() -> Iterator[ChatDouble]:
 def talking_suite(
     chat: ChatDouble, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[EmbeddedSuite]:
-    options = {"scheduling": {"user_model": {"model": "user-model", "base_url": chat.base_url}}}
+    options = {"scheduling": {"user_model": "user-model", "user_base_url": chat.base_url}}
     running = EmbeddedSuite.start(cache_dir=tmp_path_factory.mktemp("t"), system_options=options)
     yield running
     running.stop()
@@ -87,7 +90,7 @@ def test_the_model_words_replies_but_the_script_decides_and_the_facts_hold(
 
 
 def test_the_user_model_is_pinned_in_the_manifest(chat: ChatDouble, tmp_path: Path) -> None:
-    options = {"scheduling": {"user_model": {"model": "user-model", "base_url": chat.base_url}}}
+    options = {"scheduling": {"user_model": "user-model", "user_base_url": chat.base_url}}
     opts = RunOptions(
         corpus=CASES,
         agent=make_agent("null", None),
@@ -99,3 +102,82 @@ def test_the_user_model_is_pinned_in_the_manifest(chat: ChatDouble, tmp_path: Pa
     user = result.manifest.environment.details["simulated_user"]
     assert (user["kind"], user["model"], user["base_url"]) == ("llm", "user-model", chat.base_url)
     assert user["prompt_version"] and len(user["constraints"]) == 2
+    assert user["sha256"] == UserModel("user-model", chat.base_url).identity()["sha256"]
+    # The run's system options are pinned as given, and a resume takes them back.
+    pinned = result.manifest.environment.details["system_options"]
+    assert pinned == options
+    assert settle(RunSettings(), result.manifest).system_options == options
+    other = RunSettings(system_options={"scheduling": {"user_model": "another"}})
+    with pytest.raises(EndstateError, match=r"scheduling\.user_model='another': the run being"):
+        settle(other, result.manifest)
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"scheduling": {"user_model": "m"}}, "user_model needs user_base_url"),
+        ({"scheduling": {"voice": "warm"}}, r"scheduling.voice: Extra inputs"),
+        ({"ehr": {"x": "1"}}, "no system 'ehr' takes options"),
+    ],
+)
+def test_system_options_are_validated_by_their_system(
+    given: dict[str, dict[str, Any]], message: str
+) -> None:
+    with pytest.raises(EndstateError, match=message):
+        validate_systems(given)
+
+
+def test_the_older_user_flags_are_aliases_of_the_schedulings_options() -> None:
+    extra = read_extra(["--user-model", "m", "--user-base-url=http://127.0.0.1:9/v1"])
+    given = system_options_given(["scheduling.user_model=m"], extra)
+    assert given == {"scheduling": {"user_model": "m", "user_base_url": "http://127.0.0.1:9/v1"}}
+    assert validate_systems(given or {}) == given
+
+
+def test_words_that_contradict_the_scripts_decision_never_reach_the_agent(
+    chat: ChatDouble, talking_suite: EmbeddedSuite
+) -> None:
+    info = talking_suite.open_episode(setup=SETUP)
+    web = httpx.Client(follow_redirects=True)
+    web.get(info.start_urls["scheduling"])
+    base = talking_suite.urls["scheduling"]
+
+    def call(tool: str, key: str | None = None, **arguments: Any) -> dict[str, Any]:
+        body = {"arguments": arguments, "idempotency_key": key}
+        found: dict[str, Any] = web.post(f"{base}/tools/{tool}", json=body).json()
+        return found
+
+    call("hold_slot", "h", patient_id="SP0004", slot_id="SL-PR02-0304-1130")
+    call("propose", "p", patient_id="SP0004", action="book", slot_id="SL-PR02-0304-1130")
+    chat.queue(Behaviour(reply="No, do not book anything."))
+    answer = call("request_approval", proposal_id=1, revision=1, kind="booking")
+    assert answer["approved"] is True and answer["reply"] == "Yes, that's right."
+    assert "read as a refusal" in answer["worded_by"]
+    state = talking_suite.state(info.id)["scheduling"]
+    assert state["conversation"][-1]["text"] == "Yes, that's right."
+    (turn,) = [r for r in state["requests"] if r["tool"] == "request_approval"]
+    assert turn["actor"] == "agent" and "read as a refusal" in turn["worded_by"]
+    assert state["summary"]["user_sha256"] == user_pin(
+        UserModel("user-model", chat.base_url).identity(), json.dumps(SETUP_USER, sort_keys=True)
+    )
+    talking_suite.close_episode(info.id)
+    web.close()
+
+
+def test_the_users_pin_changes_with_its_prompt_model_and_script() -> None:
+    model = UserModel("user-model", "http://127.0.0.1:9/v1")
+    pins = {
+        model.identity()["sha256"],
+        UserModel("user-model", "http://127.0.0.1:9/v1", prompt="Be terse.").identity()["sha256"],
+        UserModel("other-model", "http://127.0.0.1:9/v1").identity()["sha256"],
+        UserModel("user-model", "http://127.0.0.1:9/v1", temperature=0.7).identity()["sha256"],
+        SCRIPTED_IDENTITY["sha256"],
+    }
+    assert len(pins) == 5
+    assert (
+        model.identity()["sha256"]
+        == UserModel("user-model", "http://127.0.0.1:9/v1").identity()["sha256"]
+    )
+    script = json.dumps(SETUP_USER, sort_keys=True)
+    other = json.dumps(SETUP_USER | {"facts": {}}, sort_keys=True)
+    assert user_pin(SCRIPTED_IDENTITY, script) != user_pin(SCRIPTED_IDENTITY, other)

@@ -8,8 +8,15 @@ from typing import Any
 import pytest
 
 from endstate.envs.systems.scheduling.boundary import recovered, trace_boundary
+from endstate.envs.systems.scheduling.outcomes import (
+    completed,
+    first_boundary,
+    reliability,
+    summarize_scheduling,
+)
+from endstate.envs.systems.scheduling.outcomes_view import outcome_rows
 from endstate.records import CheckVerdict, TaskRecord
-from endstate.report.scheduling import first_boundary, reliability
+from endstate.stats import wilson_interval, wilson_of_mean
 
 
 def req(
@@ -140,3 +147,41 @@ def test_all_trials_pass_counts_cases_and_an_empty_set_is_an_error() -> None:
     assert found.pass_hat_k[2][0] == 0.5 and found.pass_hat_k[1][0] == 0.75
     with pytest.raises(ValueError, match="no trials"):
         reliability([])
+
+
+def test_completion_is_reported_apart_from_policy() -> None:
+    """A refused stale confirm followed by the right booking: completed, but not full credit."""
+    stale_then_right = record(
+        [verdict("expected", "pass"), verdict("forbidden:unauthorized_attempt", "fail")],
+        {"unauthorized_attempts": 1},
+    )
+    clean = record([verdict("expected", "pass")], {}, "u", passed=True)
+    wrong_slot = record([verdict("expected", "fail")], {}, "v")
+    cases = [stale_then_right, clean, wrong_slot]
+    found = summarize_scheduling(cases, cases)
+    assert found is not None
+    cell = found.completion
+    assert (cell.cases, cell.completed, cell.passed) == (3, 2, 1)
+    assert found.policy_violations == 1
+    assert cell.completion_interval[0] < 2 / 3 < cell.completion_interval[1]
+    assert completed(stale_then_right) and not completed(wrong_slot)
+    text = dict(outcome_rows(found))
+    assert text["task completion (expected end state)"].startswith("2/3")
+    assert text["full credit (completed, nothing forbidden)"].startswith("1/3")
+
+
+@pytest.mark.parametrize("passed", [True, False])
+def test_reliability_intervals_never_collapse_when_every_case_agrees(passed: bool) -> None:
+    trials = [record([], {}, task, passed) for task in "abcde" for _ in range(2)]
+    found = reliability(trials)
+    low, high = found.all_trials_pass_interval
+    assert low < high
+    assert (low, high) == pytest.approx(wilson_interval(5 if passed else 0, 5))
+    for _k, (value, (lo, hi)) in found.pass_hat_k.items():
+        assert lo < hi and lo <= value <= hi
+
+
+def test_the_interval_of_a_fractional_mean_matches_wilson_at_whole_counts() -> None:
+    assert wilson_of_mean(3 / 10, 10) == pytest.approx(wilson_interval(3, 10))
+    low, high = wilson_of_mean(0.5, 4)
+    assert 0 < low < 0.5 < high < 1

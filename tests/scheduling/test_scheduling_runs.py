@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from endstate.agents.registry import make_agent
 from endstate.boundary import boundary_weakenings
 from endstate.cli import app
+from endstate.envs.systems.scheduling.outcomes import SchedulingSummary
 from endstate.regress.gates import evaluate, parse
 from endstate.runs.session import RunOptions, RunResult, execute
 
@@ -77,8 +78,8 @@ def test_after_an_unknown_outcome_a_blind_retry_is_caught_as_a_duplicate_write(
     assert state["summary"]["unknown_outcomes"] == 1
     assert state["summary"]["duplicate_external_bookings"] == (1 if flags else 0)
     # The report counts it from the state, and says where the blind one went wrong.
-    sched = result.summary.scheduling
-    assert sched is not None and sched.faulted == 1
+    sched = result.summary.sections["scheduling"]
+    assert isinstance(sched, SchedulingSummary) and sched.faulted == 1
     assert (sched.duplicate_writes, sched.recovered, sched.false_success) == (
         (1, 0, 1) if flags else (0, 1, 0)
     )

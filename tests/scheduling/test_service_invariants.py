@@ -58,10 +58,13 @@ class Desk:
         assert answer["status"] == "ok", answer
         return answer
 
-    def approve(self, proposal_id: int, revision: int, kind: str = "booking") -> None:
+    def approve(
+        self, proposal_id: int, revision: int, kind: str = "booking", **message: str
+    ) -> None:
+        """The user's approval; a communication one names its channel and body."""
         answer = self.user.call(
             "approve",
-            {"proposal_id": proposal_id, "revision": revision, "kind": kind},
+            {"proposal_id": proposal_id, "revision": revision, "kind": kind} | message,
             "u" + str(proposal_id) + str(revision) + kind,
         )
         assert answer["status"] == "ok", answer
@@ -140,7 +143,7 @@ def test_no_communication_without_communication_approval(desk: Desk) -> None:
     assert desk.agent.call("send_communication", send, "s1")["code"] == (
         "communication_not_approved"
     )
-    desk.approve(pid, 1, "communication")
+    desk.approve(pid, 1, "communication", channel="sms", body="Booked for Tue.")
     assert desk.agent.call("send_communication", send, "s2")["status"] == "ok"
     body, approval = desk.conn.execute(
         "SELECT c.body, a.kind FROM sc_communications c JOIN sc_approvals a ON a.id = c.approval_id"
@@ -371,7 +374,7 @@ def test_a_message_about_a_confirmed_booking_can_still_be_approved(desk: Desk) -
     pid = desk.proposal()
     desk.approve(pid, 1)
     assert desk.confirm(pid, 1)["status"] == "ok"
-    desk.approve(pid, 1, "communication")
+    desk.approve(pid, 1, "communication", channel="email", body="See you then.")
     sent = desk.agent.call(
         "send_communication",
         {"proposal_id": pid, "revision": 1, "channel": "email", "body": "See you then."},

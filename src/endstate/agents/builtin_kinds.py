@@ -8,7 +8,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from endstate.agents.base import Agent
-from endstate.agents.registry import AgentKind, AgentOptions, register_agent
+from endstate.agents.browser_options import ActingOptions, LLMOptions, ToolsModelOptions
+from endstate.agents.command_options import CommandOptions
+from endstate.agents.cu_options import AnthropicComputerOptions, ComputerUseOptions
+from endstate.agents.options import NoOptions
+from endstate.agents.registry import AgentKind, register_agent
 from endstate.errors import EndstateError
 
 if TYPE_CHECKING:
@@ -16,25 +20,25 @@ if TYPE_CHECKING:
     from endstate.agents.perform import ActOptions
 
 
-def _null(arg: str, options: AgentOptions) -> Agent:
+def _null(arg: str, options: NoOptions) -> Agent:
     from endstate.agents.null import NullAgent
 
     return NullAgent()
 
 
-def _command(arg: str, options: AgentOptions) -> Agent:
+def _command(arg: str, options: CommandOptions) -> Agent:
     from endstate.agents.command import CommandAgent
 
     return CommandAgent(
         arg,
         pass_env=options.pass_env,
-        isolation=options.isolation,  # type: ignore[arg-type]  # checked by CommandAgent
+        isolation=options.isolation,
         mounts=options.mounts,
         egress=options.egress,
     )
 
 
-def _acting(options: AgentOptions) -> ActOptions:
+def _acting(options: ActingOptions) -> ActOptions:
     """How the replay and llm agents perform an action: `--action-timeout` bounds the wait
     for its target, which a loaded machine may need longer than the default."""
     from endstate.agents.perform import ActOptions
@@ -42,7 +46,7 @@ def _acting(options: AgentOptions) -> ActOptions:
     return ActOptions(timeout_ms=options.action_timeout_s * 1000)
 
 
-def _replay(arg: str, options: AgentOptions) -> Agent:
+def _replay(arg: str, options: ActingOptions) -> Agent:
     from endstate.agents.replay import ReplayAgent
 
     path = Path(arg)
@@ -51,18 +55,18 @@ def _replay(arg: str, options: AgentOptions) -> Agent:
     return ReplayAgent(path, options=_acting(options))
 
 
-def _llm_tools(arg: str, options: AgentOptions) -> Agent:
+def _llm_tools(arg: str, options: ToolsModelOptions) -> Agent:
     from endstate.agents.llm_tools import LLMToolsAgent
 
     return LLMToolsAgent(
         model=arg,
-        base_url=options.base_url or "https://api.openai.com/v1",
+        base_url=options.base_url,
         max_steps=options.max_steps,
         temperature=options.temperature,
     )
 
 
-def _tools_replay(arg: str, options: AgentOptions) -> Agent:
+def _tools_replay(arg: str, options: NoOptions) -> Agent:
     from endstate.agents.tools_replay import ToolsReplayAgent
 
     path = Path(arg)
@@ -71,13 +75,13 @@ def _tools_replay(arg: str, options: AgentOptions) -> Agent:
     return ToolsReplayAgent(path)
 
 
-def _llm(arg: str, options: AgentOptions) -> Agent:
+def _llm(arg: str, options: LLMOptions) -> Agent:
     from endstate.agents.llm import LLMAgent
 
     return LLMAgent(
         model=arg,
-        base_url=options.base_url or "https://api.openai.com/v1",
-        prompt_mode=options.prompt_mode,  # type: ignore[arg-type]
+        base_url=options.base_url,
+        prompt_mode=options.prompt_mode,
         max_steps=options.max_steps,
         temperature=options.temperature,
         options=_acting(options),
@@ -85,7 +89,7 @@ def _llm(arg: str, options: AgentOptions) -> Agent:
 
 
 def _computer_use(
-    kind: str, arg: str, options: AgentOptions, make_backend: Callable[[], ComputerBackend]
+    kind: str, arg: str, options: ComputerUseOptions, make_backend: Callable[[], ComputerBackend]
 ) -> Agent:
     """The generic screenshot-and-coordinates loop around one vendor's backend (a fresh
     backend per attempt: a backend holds one conversation)."""
@@ -103,13 +107,15 @@ def _computer_use(
     )
 
 
-def _chat_computer(kind: str, arg: str, options: AgentOptions, vendor: str) -> Agent:
+def _chat_computer(kind: str, arg: str, options: ComputerUseOptions, vendor: str) -> Agent:
     from endstate.agents.chat_backend import GEMINI_BASE_URL, ChatBackend
 
     gemini = vendor == "gemini"
     base_url = options.base_url or (GEMINI_BASE_URL if gemini else None)
     if base_url is None:
-        raise EndstateError(f"{kind}:{arg} needs --agent-base-url (an OpenAI-compatible endpoint)")
+        raise EndstateError(
+            f"{kind}:{arg} needs --agent-option base_url=URL (an OpenAI-compatible endpoint)"
+        )
     key_env = "GEMINI_API_KEY" if gemini else "ENDSTATE_AGENT_API_KEY"
 
     def backend() -> ChatBackend:
@@ -120,15 +126,15 @@ def _chat_computer(kind: str, arg: str, options: AgentOptions, vendor: str) -> A
     return _computer_use(kind, arg, options, backend)
 
 
-def _cu_chat(arg: str, options: AgentOptions) -> Agent:
+def _cu_chat(arg: str, options: ComputerUseOptions) -> Agent:
     return _chat_computer("cu-chat", arg, options, "openai-chat")
 
 
-def _cu_gemini(arg: str, options: AgentOptions) -> Agent:
+def _cu_gemini(arg: str, options: ComputerUseOptions) -> Agent:
     return _chat_computer("cu-gemini", arg, options, "gemini")
 
 
-def _cu_anthropic(arg: str, options: AgentOptions) -> Agent:
+def _cu_anthropic(arg: str, options: AnthropicComputerOptions) -> Agent:
     from endstate.agents.anthropic_backend import DEFAULT_TOOL_VERSION, AnthropicComputerBackend
 
     def backend() -> AnthropicComputerBackend:
@@ -142,7 +148,7 @@ def _cu_anthropic(arg: str, options: AgentOptions) -> Agent:
     return _computer_use("cu-anthropic", arg, options, backend)
 
 
-def _cu_openai(arg: str, options: AgentOptions) -> Agent:
+def _cu_openai(arg: str, options: ComputerUseOptions) -> Agent:
     from endstate.agents.openai_cu_backend import OpenAIComputerBackend
 
     # No temperature: OpenAI's computer-use models, reasoning models, refuse one.
@@ -155,7 +161,11 @@ def _cu_openai(arg: str, options: AgentOptions) -> Agent:
 NULL = register_agent(AgentKind("null", None, _null, "does nothing: the floor"))
 REPLAY = register_agent(
     AgentKind(
-        "replay", "FILE|DIR", _replay, "replays a trajectory, or DIR/<task id>.json (validation)"
+        "replay",
+        "FILE|DIR",
+        _replay,
+        "replays a trajectory, or DIR/<task id>.json (validation)",
+        ActingOptions,
     )
 )
 TOOLS_REPLAY = register_agent(
@@ -164,28 +174,49 @@ TOOLS_REPLAY = register_agent(
     )
 )
 LLM_TOOLS = register_agent(
-    AgentKind("llm-tools", "MODEL", _llm_tools, "a chat model calling a system's tools")
+    AgentKind(
+        "llm-tools", "MODEL", _llm_tools, "a chat model calling a system's tools", ToolsModelOptions
+    )
 )
-COMMAND = register_agent(AgentKind("command", "CMD", _command, "an external program, sandboxed"))
-LLM = register_agent(AgentKind("llm", "MODEL", _llm, "a chat model over the accessibility tree"))
+COMMAND = register_agent(
+    AgentKind("command", "CMD", _command, "an external program, sandboxed", CommandOptions)
+)
+LLM = register_agent(
+    AgentKind("llm", "MODEL", _llm, "a chat model over the accessibility tree", LLMOptions)
+)
 CU_CHAT = register_agent(
     AgentKind(
         "cu-chat",
         "MODEL",
         _cu_chat,
-        "a vision chat model acting with mouse and keyboard (OpenAI-compatible --agent-base-url)",
+        "a vision chat model acting with mouse and keyboard (an OpenAI-compatible base_url)",
+        ComputerUseOptions,
     )
 )
 CU_GEMINI = register_agent(
     AgentKind(
-        "cu-gemini", "MODEL", _cu_gemini, "Gemini acting with mouse and keyboard (GEMINI_API_KEY)"
+        "cu-gemini",
+        "MODEL",
+        _cu_gemini,
+        "Gemini acting with mouse and keyboard (GEMINI_API_KEY)",
+        ComputerUseOptions,
     )
 )
 CU_ANTHROPIC = register_agent(
     AgentKind(
-        "cu-anthropic", "MODEL", _cu_anthropic, "a Claude model with Anthropic's computer tool"
+        "cu-anthropic",
+        "MODEL",
+        _cu_anthropic,
+        "a Claude model with Anthropic's computer tool",
+        AnthropicComputerOptions,
     )
 )
 CU_OPENAI = register_agent(
-    AgentKind("cu-openai", "MODEL", _cu_openai, "an OpenAI computer-use model on screenshots")
+    AgentKind(
+        "cu-openai",
+        "MODEL",
+        _cu_openai,
+        "an OpenAI computer-use model on screenshots",
+        ComputerUseOptions,
+    )
 )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -37,6 +36,7 @@ from endstate.agents.computer import (
     Viewport,
 )
 from endstate.agents.coord_perform import perform_coord
+from endstate.agents.cu_options import viewport_size
 from endstate.agents.llm import REPLY_PREVIEW, task_message
 from endstate.agents.model_calls import ModelCallFailed
 from endstate.agents.observe import DEFAULT_SNAPSHOT_CHARS
@@ -51,19 +51,14 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
 
 DEFAULT_SCREENS_CAP = 20_000_000  # bytes of screenshots kept per attempt
-_VIEWPORT = re.compile(r"\A(\d{2,5})x(\d{2,5})\Z")
 
 
 def parse_viewport(text: str) -> Viewport:
     """`--viewport 1280x800`; anything else is a one-line error."""
-    found = _VIEWPORT.match(text.strip().lower())
-    width, height = (int(found.group(1)), int(found.group(2))) if found else (0, 0)
-    if not (200 <= width <= 7680 and 200 <= height <= 4320):
-        raise EndstateError(
-            f"--viewport {text!r}: expected WIDTHxHEIGHT in CSS pixels, e.g. 1280x800 "
-            "(each from 200 to 7680x4320)"
-        )
-    return Viewport(width, height)
+    try:
+        return Viewport(*viewport_size(text))
+    except ValueError as exc:
+        raise EndstateError(f"--viewport {exc}") from None
 
 
 def parse_observation(text: str) -> Observation:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
-from endstate.builtin.validation import Attempt, TaskValidation
+from endstate.builtin.validation_results import Attempt, TaskValidation
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from endstate.agents.base import AgentOutcome, AttemptContext, InProcessAgent
+from endstate.agents.browser_options import ActingOptions
 from endstate.agents.perform import ActOptions
-from endstate.agents.registry import AgentKind, AgentOptions
+from endstate.agents.registry import AgentKind
 from endstate.agents.replay import attempt_downloads, time_budget
 from endstate.builtin import named_corpus
 from endstate.builtin.trajectory import play
@@ -94,7 +95,7 @@ async def _within(coro: Any, seconds: float) -> Any:
         return None
 
 
-def _make(arg: str, options: AgentOptions) -> ReferenceAgent:
+def _make(arg: str, options: ActingOptions) -> ReferenceAgent:
     path = named_corpus(Path(arg))
     if not path.exists():
         raise EndstateError(f"{arg}: no corpus there (a folder, or `builtin`)")
@@ -106,4 +107,5 @@ KIND = AgentKind(
     "CORPUS",
     _make,
     "plays each task's own reference trajectory from CORPUS (validation: the ceiling)",
+    ActingOptions,
 )

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from endstate.builtin.strategies import STRATEGIES, strategy_steps
 from endstate.builtin.templates.common import WorldView
-from endstate.builtin.validation import MUTATION_TIMEOUT_MS, Attempt, Validator, per_world
+from endstate.builtin.validation import MUTATION_TIMEOUT_MS, Validator, per_world
+from endstate.builtin.validation_results import Attempt
 from endstate.corpus.model import Task
 from endstate.errors import EndstateError
 

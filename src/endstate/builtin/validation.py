@@ -27,7 +27,6 @@ import contextlib
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +34,16 @@ from endstate import firewall
 from endstate.agents.perform import ActOptions
 from endstate.builtin.audit import TaskAudit, audit_task, audited, embodied
 from endstate.builtin.trajectory import PlayResult, StepError, apply_edits, play
+from endstate.builtin.validation_results import (
+    Attempt,
+    MutationResult,
+    Progress,
+    TaskValidation,
+    drop_only,
+    scored,
+)
 from endstate.corpus.model import Task
 from endstate.envs.world import World
-from endstate.records import TaskRecord
 from endstate.runs.environment import open_task_episode
 from endstate.scoring.task_score import score_task
 
@@ -46,138 +52,6 @@ MUTATION_TIMEOUT_MS = 2500.0  # a mutant that cannot go on should stop soon
 # A result that would fail the task is confirmed once more before it counts: a step that
 # timed out on a loaded machine must not pass for a finding about the task.
 CONFIRM_TIMEOUT_MS = REFERENCE_TIMEOUT_MS * 2
-
-
-@dataclass
-class Attempt:
-    """One validation attempt's outcome: how far it played, and the checks it failed."""
-
-    label: str
-    played: PlayResult | None
-    failed: list[int] = field(default_factory=list)
-    ungraded: list[int] = field(default_factory=list)
-    error: str | None = None
-    seconds: float = 0.0
-    score: float | None = None  # share of the deterministic points earned (None: not scored)
-
-    @property
-    def fails_a_check(self) -> bool:
-        return self.error is None and bool(self.failed)
-
-
-@dataclass
-class MutationResult:
-    id: str
-    kind: str
-    why: str
-    attempt: Attempt
-
-    @property
-    def caught(self) -> bool:
-        return self.attempt.fails_a_check
-
-
-@dataclass
-class TaskValidation:
-    """Everything validation found about one task."""
-
-    task_id: str
-    template_id: str
-    family: str
-    tier: str
-    checks: int
-    problems: list[str] = field(default_factory=list)
-    reference: Attempt | None = None
-    null: Attempt | None = None
-    mutations: list[MutationResult] = field(default_factory=list)
-    retried: list[str] = field(default_factory=list)
-    not_replayed: list[str] = field(default_factory=list)  # left out on request: not judged
-    audited: bool = False  # the answer audit checked the task's answer key
-    unkeyed: bool = False  # the audit covers the task, but it states no answer key
-    audit: list[str] = field(default_factory=list)  # the audit's findings, one line each
-
-    @property
-    def solvable(self) -> bool:
-        r = self.reference
-        return (
-            r is not None
-            and r.error is None
-            and r.played is not None
-            and r.played.ok
-            and (not r.failed)
-        )
-
-    @property
-    def discriminating(self) -> bool:
-        return self.null is not None and self.null.fails_a_check
-
-    @property
-    def caught(self) -> int:
-        return sum(1 for m in self.mutations if m.caught)
-
-    @property
-    def exercised(self) -> set[int]:
-        """Checks that failed in at least one of the null attempt and the mutations."""
-        out = set(self.null.failed if self.null else [])
-        for m in self.mutations:
-            out |= set(m.attempt.failed)
-        return out
-
-    @property
-    def ok(self) -> bool:
-        return (
-            not self.problems
-            and not self.audit
-            and self.solvable
-            and self.discriminating
-            and self.caught == len(self.mutations)
-            and bool(self.mutations)
-        )
-
-    def reasons(self) -> list[str]:
-        out = list(self.problems) + [f"audit: {line}" for line in self.audit]
-        r = self.reference
-        if r is not None and not self.solvable:
-            if r.error:
-                out.append(f"reference: {r.error}")
-            elif r.played is not None and not r.played.ok:
-                out.append(f"reference stopped at {r.played.error}")
-            if r.failed:
-                out.append(f"reference fails check(s) {', '.join(map(str, r.failed))}")
-        if self.null is not None and not self.discriminating:
-            out.append(self.null.error or "the null attempt passes every deterministic check")
-        if self.reference is not None and not self.mutations:
-            out.append("no mutations")
-        for m in self.mutations:
-            if not m.caught:
-                detail = m.attempt.error or "passes every deterministic check"
-                out.append(f"mutation {m.id} ({m.why}): {detail}")
-        return out
-
-
-def _verdicts(record: TaskRecord) -> tuple[list[int], list[int]]:
-    failed = [v.index for v in record.checks if v.type != "llm_judge" and v.outcome != "pass"]
-    ungraded = [v.index for v in record.checks if v.outcome == "ungraded"]
-    return failed, ungraded
-
-
-def _scored(label: str, played: PlayResult | None, record: TaskRecord) -> Attempt:
-    """An attempt's verdicts and its share of the deterministic points (rubric checks need a
-    judge, so they count in neither the earned points nor the total)."""
-    failed, ungraded = _verdicts(record)
-    graded = [v for v in record.checks if v.type != "llm_judge"]
-    total = sum(v.points for v in graded)
-    earned = sum(v.points for v in graded if v.outcome == "pass")
-    return Attempt(label, played, failed, ungraded, score=earned / total if total else None)
-
-
-def _drop_only(edits: Sequence[dict[str, Any]]) -> int | None:
-    if len(edits) == 1 and edits[0].get("op") == "drop":
-        return int(edits[0]["at"])
-    return None
-
-
-Progress = Callable[[TaskValidation], None]
 
 
 class Validator:
@@ -263,7 +137,7 @@ class Validator:
                 ended["state"] = state
             answer = played.message if played is not None else None
             record = score_task(task, state, label, final_message=answer)
-            result = _scored(label, played, record)
+            result = scored(label, played, record)
         except Exception as exc:
             result = Attempt(label, None, error=f"{type(exc).__name__}: {exc}")
         finally:
@@ -300,7 +174,7 @@ class Validator:
         ends with the reference's answer, as its trajectory does)."""
         if state is None:
             return Attempt(label, None, error="the reference never reached this step")
-        return _scored(label, None, score_task(task, state, label, final_message=answer))
+        return scored(label, None, score_task(task, state, label, final_message=answer))
 
     async def validate(
         self, tasks: Sequence[Task], on_done: Progress | None = None
@@ -356,7 +230,7 @@ class Validator:
         replayed: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
         answer_only: list[tuple[dict[str, Any], str | None]] = []
         for m in extra.get("mutations") or []:
-            if last is not None and _drop_only(m["edits"]) == last:
+            if last is not None and drop_only(m["edits"]) == last:
                 prefix_mutations.append(m)
                 continue
             message = _answer_only(steps, m["edits"])

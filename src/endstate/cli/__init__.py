@@ -7,6 +7,7 @@ import sys
 
 import typer
 
+from endstate.cli.agents import agents_cmd
 from endstate.cli.console import err, labelled
 from endstate.cli.corpus import corpus_app
 from endstate.cli.env import env_app
@@ -27,7 +28,10 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command("score")(score)
-app.command("run")(run)
+# Unknown options reach `run` as extra arguments: the agent flags older than `--agent-option`
+# are read there as its aliases, and anything else is refused by name (cli/agent_flags.py).
+app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run)
+app.command("agents")(agents_cmd)
 app.command("record")(record_cmd)
 app.command("report")(report)
 app.add_typer(corpus_app, name="corpus")

@@ -19,7 +19,8 @@ from endstate.builtin.discrimination import by_template
 from endstate.builtin.errands import ERRANDS_COUNT, ERRANDS_SEED
 from endstate.builtin.errands.generator import generate_errand_corpus
 from endstate.builtin.generator import generate_corpus
-from endstate.builtin.validation import TaskValidation, validate_tasks
+from endstate.builtin.validation import validate_tasks
+from endstate.builtin.validation_results import TaskValidation
 from endstate.cli.console import err, mark, print_reasons
 from endstate.cli.scheduling import validate_case_tasks
 from endstate.corpus import scheduling_cases
@@ -72,9 +73,17 @@ def errands_cmd(
     count: Annotated[int, typer.Option("--count", help="Number of errands.")] = ERRANDS_COUNT,
     name: Annotated[str | None, typer.Option("--name", help="Corpus name in the lock.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace a non-empty --out.")] = False,
+    shape: Annotated[
+        str,
+        typer.Option(
+            "--shape",
+            help="mix: --count errands spread over the archetypes; card: the Personal Health "
+            "Arena card's shape (100 episodes, two per patient, 398 legs; --count unused).",
+        ),
+    ] = "mix",
 ) -> None:
     """Patient errands (3-6 legs each) over the patient portal of the world of --seed."""
-    lock = generate_errand_corpus(seed, count, out_dir, name=name, force=force)
+    lock = generate_errand_corpus(seed, count, out_dir, name=name, force=force, shape=shape)
     out.print(
         f"wrote {len(lock.files)} errands to {out_dir} (world seed {seed})\n"
         f"tree sha256 {lock.tree_hash}\n"

@@ -10,6 +10,12 @@ import typer
 from rich.text import Text
 
 from endstate.cli.console import err
+from endstate.cli.extra_flags import (
+    agent_options_given,
+    executor_options_given,
+    read_extra,
+    system_options_given,
+)
 from endstate.cli.judge import (
     DEFAULT_JUDGE_CACHE,
     JudgeBudget,
@@ -22,11 +28,7 @@ from endstate.cli.judge import (
     exit_if_graded_nothing,
 )
 from endstate.cli.run_options import (
-    ActionTimeout,
-    AgentBaseUrl,
-    AgentEgress,
-    AgentEnv,
-    AgentMount,
+    AgentOption,
     AgentSpec,
     AllowAgentWritableState,
     Attempts,
@@ -34,29 +36,19 @@ from endstate.cli.run_options import (
     Corpus,
     EnvName,
     Executor,
+    ExecutorOption,
     Gates,
-    IsolationMode,
-    Marks,
     MaxSteps,
-    Observe,
     Out,
     Pin,
     Prices,
-    PromptMode,
-    RayAddress,
-    RayCpusPerWorker,
-    RayMemoryPerWorker,
-    RayWorkerEnv,
     Resume,
     RunJudgeBaseUrl,
     RunJudgeK,
-    ScreensCap,
     Seed,
+    SystemOption,
     Tasks,
     TimeLimit,
-    UserBaseUrl,
-    UserModelName,
-    ViewportSize,
     Workers,
     WorldSeed,
 )
@@ -72,14 +64,15 @@ if TYPE_CHECKING:
 
 
 def run(
+    ctx: typer.Context,
     corpus: Corpus = None,
     agent: AgentSpec = None,
+    agent_option: AgentOption = None,
     env: EnvName = None,
     allow_agent_writable_state: AllowAgentWritableState = False,
     attempts: Attempts = None,
     workers: Workers = None,
     max_steps: MaxSteps = None,
-    action_timeout: ActionTimeout = None,
     time_limit: TimeLimit = None,
     tasks: Tasks = None,
     out: Out = Path("runs"),
@@ -87,12 +80,6 @@ def run(
     pin: Pin = None,
     seed: Seed = None,
     world_seed: WorldSeed = None,
-    agent_base_url: AgentBaseUrl = None,
-    prompt_mode: PromptMode = None,
-    agent_env: AgentEnv = None,
-    isolation: IsolationMode = None,
-    agent_mount: AgentMount = None,
-    agent_egress: AgentEgress = None,
     judge_model: JudgeModel = None,
     judge_base_url: RunJudgeBaseUrl = None,
     judge_k: RunJudgeK = None,
@@ -103,27 +90,25 @@ def run(
     judge_keep_trying: JudgeKeepTrying = False,
     gates: Gates = None,
     contamination: Contamination = None,
-    user_model: UserModelName = None,
-    user_base_url: UserBaseUrl = None,
-    observe: Observe = None,
-    marks: Marks = None,
-    viewport: ViewportSize = None,
-    screens_cap: ScreensCap = None,
+    system_option: SystemOption = None,
     prices: Prices = None,
     executor: Executor = None,
-    ray_address: RayAddress = None,
-    ray_cpus_per_worker: RayCpusPerWorker = None,
-    ray_memory_per_worker: RayMemoryPerWorker = None,
-    ray_worker_env: RayWorkerEnv = None,
+    executor_option: ExecutorOption = None,
 ) -> None:
     """Evaluate an agent end to end: fresh episode per attempt, end state read back and scored."""
     from endstate.runs.executors import choose_executor
     from endstate.runs.settings import RunSettings, settle
     from endstate.runs.store import RunStore
 
+    extra = read_extra(ctx.args)
     # Where attempts run is checked first, and is not a setting of the run (not a pin).
+    ray = executor_options_given(executor_option or [], extra)
     chosen = choose_executor(
-        executor, ray_address, ray_cpus_per_worker, ray_memory_per_worker, ray_worker_env
+        executor,
+        ray.get("address"),
+        _number(ray, "cpus_per_worker"),
+        _number(ray, "memory_per_worker_gb"),
+        ray["worker_env"],
     )
 
     given = RunSettings(
@@ -138,23 +123,12 @@ def run(
         tasks=tasks,
         seed=seed,
         world_seed=world_seed,
-        agent_base_url=agent_base_url,
-        prompt_mode=prompt_mode,
-        agent_env=tuple(agent_env) if agent_env else None,
-        isolation=isolation,
-        agent_mount=tuple(agent_mount) if agent_mount else None,
-        agent_egress=tuple(agent_egress) if agent_egress else None,
+        agent_options=agent_options_given(agent_option or [], extra),
         judge_model=judge_model,
         judge_base_url=judge_base_url,
         judge_k=judge_k,
-        user_model=user_model,
-        user_base_url=user_base_url,
-        observe=observe,
-        marks=marks,
-        viewport=viewport,
-        screens_cap=screens_cap,
+        system_options=system_options_given(system_option or [], extra),
         prices=prices,
-        action_timeout=action_timeout,
     )
     s = settle(given, RunStore(resume).read_manifest() if resume else None)
     assert s.judge_base_url is not None
@@ -178,6 +152,20 @@ def run(
     sys.stdout.write(f"\nrun directory: {result.store.root}\n")
     exit_if_graded_nothing(judge, result.summary)
     exit_if_model_answered_nothing(result)
+
+
+def _number(options: dict[str, object], key: str) -> float | None:
+    """An executor option that must be a positive number, refused in one line otherwise."""
+    text = options.get(key)
+    if text is None:
+        return None
+    try:
+        value = float(str(text))
+    except ValueError:
+        value = 0.0
+    if not value >= 0.1:
+        raise EndstateError(f"--executor-option {key}={text!r}: expected a number of at least 0.1")
+    return value
 
 
 MODEL_ANSWERED_NOTHING = 4  # exit status: the agent's model endpoint lost every attempt
@@ -210,31 +198,18 @@ def _run_options(
     where: list[Path],
 ) -> RunOptions:
     """The settled settings as a run: the agent made, the corpus chosen, the gates pinned."""
-    from endstate.agents.computer_loop import parse_observation, parse_viewport
-    from endstate.agents.registry import AgentOptions, make_agent
+    from endstate.agents.registry import agent_options, kind_of, make_agent
+    from endstate.envs.system_options import validate_systems
     from endstate.runs.prices import load_prices
     from endstate.runs.session import RunOptions
 
-    if s.prompt_mode not in ("task", "task+guidance"):
-        raise EndstateError(f"--prompt-mode {s.prompt_mode!r}: expected task or task+guidance")
-    parse_observation(s.observe or "screenshot")  # refused in one line, whatever the agent
-    parse_viewport(s.viewport or "1280x800")
-    assert s.agent is not None and s.max_steps is not None and s.action_timeout is not None
-    agent_options = AgentOptions(
-        base_url=s.agent_base_url,
-        prompt_mode=s.prompt_mode,
-        max_steps=s.max_steps,
-        pass_env=s.agent_env or (),
-        isolation=s.isolation or "sandbox",
-        mounts=s.agent_mount or (),
-        egress=s.agent_egress or (),
-        observe=s.observe or "screenshot",
-        marks=bool(s.marks),
-        viewport=s.viewport or "1280x800",
-        screens_cap_mb=s.screens_cap if s.screens_cap is not None else 20.0,
-        action_timeout_s=s.action_timeout,
-    )
-    made = make_agent(s.agent, agent_options)
+    assert s.agent is not None and s.max_steps is not None
+    given = dict(s.agent_options or {})
+    kind, _ = kind_of(s.agent)
+    if "max_steps" in kind.options.model_fields:  # --max-steps, unless the option says
+        given.setdefault("max_steps", s.max_steps)
+    options = agent_options(s.agent, given)
+    made = make_agent(s.agent, options)
     from endstate.builtin import builtin_corpus_path, named_corpus
 
     chosen = builtin_corpus_path() if s.corpus is None else named_corpus(s.corpus)
@@ -259,21 +234,10 @@ def _run_options(
         on_start=bar.start,
         on_store=where.append,
         gates=pin_gates(gates) if gates else None,
-        system_options=_user_options(s),
+        system_options=validate_systems(s.system_options or {}),
         prices=load_prices(s.prices) if s.prices else None,
-        agent_options=agent_options,
+        agent_options=options,
     )
-
-
-def _user_options(s: RunSettings) -> dict[str, dict[str, object]]:
-    """The scheduling lab's simulated user: scripted, unless a chat model is named."""
-    if s.user_model is None:
-        if s.user_base_url is not None:
-            raise EndstateError("--user-base-url needs --user-model")
-        return {}
-    if s.user_base_url is None:
-        raise EndstateError("--user-model needs --user-base-url (an OpenAI-compatible endpoint)")
-    return {"scheduling": {"user_model": {"model": s.user_model, "base_url": s.user_base_url}}}
 
 
 def _execute(options: RunOptions, bar: RunProgress, where: list[Path]) -> RunResult:

@@ -14,6 +14,19 @@ Corpus = Annotated[
         help="Corpus directory, or builtin (the default) or builtin:errands (patient errands).",
     ),
 ]
+AgentOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--agent-option",
+        metavar="KEY=VALUE",
+        help="An option of the agent's kind (repeatable; a list option takes one value each "
+        "time). `endstate agents` lists each kind's options. Older flags are aliases: "
+        "--agent-base-url (base_url), --prompt-mode (prompt_mode), --agent-env (pass_env), "
+        "--isolation (isolation), --agent-mount (mounts), --agent-egress (egress), --observe "
+        "(observe), --marks/--no-marks (marks), --viewport (viewport), --screens-cap "
+        "(screens_cap_mb), --action-timeout (action_timeout_s).",
+    ),
+]
 AgentSpec = Annotated[
     str | None,
     typer.Option(
@@ -47,15 +60,6 @@ MaxSteps = Annotated[
     int | None,
     typer.Option("--max-steps", min=1, help="Actions a built-in agent may take (default 50)."),
 ]
-ActionTimeout = Annotated[
-    float | None,
-    typer.Option(
-        "--action-timeout",
-        metavar="SECONDS",
-        min=0.1,
-        help="Replay and llm agents: how long one action waits for its target (default 3).",
-    ),
-]
 TimeLimit = Annotated[
     float | None, typer.Option("--time-limit", min=1, help="Seconds per attempt (default 300).")
 ]
@@ -71,41 +75,6 @@ Seed = Annotated[
     int | None, typer.Option("--seed", help="Run seed; episode seeds follow (default 0).")
 ]
 WorldSeed = Annotated[int | None, typer.Option("--world-seed", help="Embedded world seed.")]
-AgentBaseUrl = Annotated[
-    str | None, typer.Option("--agent-base-url", help="OpenAI-compatible endpoint (llm, cu-chat).")
-]
-PromptMode = Annotated[
-    str | None, typer.Option("--prompt-mode", help="llm prompt: task (default) | task+guidance")
-]
-AgentEnv = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--agent-env", metavar="NAME", help="Environment variable passed to a command agent."
-    ),
-]
-IsolationMode = Annotated[
-    str | None,
-    typer.Option(
-        "--isolation",
-        help="command agents: sandbox (default) or none (unsandboxed; reports say so).",
-    ),
-]
-AgentMount = Annotated[
-    list[Path] | None,
-    typer.Option(
-        "--agent-mount",
-        metavar="DIR",
-        help="Folder a sandboxed command agent may read (default: its program's folder).",
-    ),
-]
-AgentEgress = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--agent-egress",
-        metavar="HOST:PORT",
-        help="HOST:PORT a sandboxed command agent may reach (e.g. its model's API).",
-    ),
-]
 RunJudgeBaseUrl = Annotated[
     str | None, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint.")
 ]
@@ -129,49 +98,6 @@ Gates = Annotated[
         help="Release gates (YAML) pinned before the first attempt; see `endstate gate`.",
     ),
 ]
-UserModelName = Annotated[
-    str | None,
-    typer.Option(
-        "--user-model",
-        help="Scheduling lab: the chat model the simulated user speaks through (default: "
-        "scripted). It only words replies: approvals and facts stay the script's.",
-    ),
-]
-UserBaseUrl = Annotated[
-    str | None,
-    typer.Option("--user-base-url", help="OpenAI-compatible endpoint of --user-model."),
-]
-Observe = Annotated[
-    str | None,
-    typer.Option(
-        "--observe",
-        help="Computer-use agents (cu-*): what the model is shown each turn: screenshot "
-        "(default) | accessibility | both.",
-    ),
-]
-Marks = Annotated[
-    bool | None,
-    typer.Option(
-        "--marks/--no-marks",
-        help="Computer-use agents: outline and number interactive elements on the screenshot "
-        "(set-of-marks; default off).",
-    ),
-]
-ViewportSize = Annotated[
-    str | None,
-    typer.Option(
-        "--viewport", metavar="WxH", help="Computer-use agents: browser size (default 1280x800)."
-    ),
-]
-ScreensCap = Annotated[
-    float | None,
-    typer.Option(
-        "--screens-cap",
-        metavar="MB",
-        min=0,
-        help="Computer-use agents: screenshots kept per attempt's trace (default 20 MB).",
-    ),
-]
 Prices = Annotated[
     Path | None,
     typer.Option(
@@ -191,38 +117,27 @@ Executor = Annotated[
         "can be resumed on the other. See docs/distributed.md.",
     ),
 ]
-RayAddress = Annotated[
-    str | None,
-    typer.Option(
-        "--ray-address",
-        metavar="ADDR",
-        help="--executor ray: the cluster to join (HOST:PORT of its head, from one of its "
-        "nodes, or auto); default: start a local Ray instance on loopback for this run.",
-    ),
-]
-RayCpusPerWorker = Annotated[
-    float | None,
-    typer.Option(
-        "--ray-cpus-per-worker",
-        min=0.1,
-        help="--executor ray: CPUs each worker declares (default 1).",
-    ),
-]
-RayMemoryPerWorker = Annotated[
-    float | None,
-    typer.Option(
-        "--ray-memory-per-worker",
-        metavar="GB",
-        min=0.1,
-        help="--executor ray: memory each worker declares, in GiB (default 1).",
-    ),
-]
-RayWorkerEnv = Annotated[
+ExecutorOption = Annotated[
     list[str] | None,
     typer.Option(
-        "--ray-worker-env",
-        metavar="[N:]NAME[=VALUE]",
-        help="--executor ray: an environment variable for every worker (N: worker N only); "
-        "without =VALUE, this shell's value (e.g. an agent's API key).",
+        "--executor-option",
+        metavar="KEY=VALUE",
+        help="--executor ray: address (HOST:PORT of a cluster's head, or auto; default: a "
+        "local Ray instance on loopback), cpus_per_worker (default 1), memory_per_worker_gb "
+        "(default 1), worker_env ([N:]NAME[=VALUE], repeatable: a variable for every worker, "
+        "or worker N; without =VALUE, this shell's value). Aliases: --ray-address, "
+        "--ray-cpus-per-worker, --ray-memory-per-worker, --ray-worker-env.",
+    ),
+]
+SystemOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--system-option",
+        metavar="SYSTEM.KEY=VALUE",
+        help="An option of one system of the suite, validated by that system (repeatable): "
+        "scheduling.user_model=MODEL and scheduling.user_base_url=URL make the scheduling "
+        "lab's simulated user speak through a chat model (default: scripted; it only words "
+        "replies, approvals and facts stay the script's). Aliases: --user-model, "
+        "--user-base-url.",
     ),
 ]

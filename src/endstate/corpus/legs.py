@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 AnswerKind = Literal["number", "date", "string", "set", "boolean", "choice"]
 ItemKind = Literal["string", "number", "date"]
 WriteOp = Literal["added", "updated", "removed", "unchanged"]
+Fact = str | list[str]  # a text that must appear, or its spellings (any one suffices)
 FIELD_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
 
 
@@ -57,6 +58,15 @@ class WriteExpectation(BaseModel):
         description="Exactly this many matching rows (0: none). Default: at least one; "
         "for 'unchanged' always none (count does not apply).",
     )
+    contains: dict[str, list[Fact]] | None = Field(
+        default=None,
+        description="Column → facts its text must carry (normalised, as a substring): each "
+        "fact a string, or a list of its spellings of which one must appear.",
+    )
+    excludes: dict[str, list[str]] | None = Field(
+        default=None,
+        description="Column → texts that must not appear in it (normalised, as a substring).",
+    )
 
     @model_validator(mode="after")
     def _coherent(self) -> WriteExpectation:
@@ -64,6 +74,14 @@ class WriteExpectation(BaseModel):
             raise ValueError(f"changes apply to op 'updated' only, not {self.op!r}")
         if self.count is not None and self.op == "unchanged":
             raise ValueError("count does not apply to op 'unchanged' (it means none at all)")
+        for name, texts in (("contains", self.contains), ("excludes", self.excludes)):
+            for column, facts in (texts or {}).items():
+                if not facts:
+                    raise ValueError(f"{name}.{column}: list at least one text")
+                for fact in facts:
+                    spellings = fact if isinstance(fact, list) else [fact]
+                    if not spellings or not all(s.strip() for s in spellings):
+                        raise ValueError(f"{name}.{column}: an empty text matches anything")
         return self
 
 
@@ -114,14 +132,35 @@ class DeltaCheck(BaseModel):
     forbidden_tables: tuple[str, ...] = Field(
         default=(), description="Tables that must not change at all in the episode."
     )
+    exclusive: bool = Field(
+        default=False,
+        description="Nothing else may change: every added, updated or removed row of the "
+        "whole delta must be one an expectation of the task's write legs or a permitted "
+        "effect accounts for.",
+    )
+    permitted: tuple[WriteExpectation, ...] = Field(
+        default=(),
+        description="Side effects an exclusive leg allows besides its expectations (a sign-in "
+        "row, the audit row a write leaves); each only accounts for rows, never required.",
+    )
     points: float = 1.0
     description: str = ""
     category: str | None = None
 
     @model_validator(mode="after")
     def _something(self) -> DeltaCheck:
-        if not self.expect and not self.forbidden_tables:
-            raise ValueError("a write leg needs at least one expectation or forbidden table")
+        if not self.expect and not self.forbidden_tables and not self.exclusive:
+            raise ValueError(
+                "a write leg needs at least one expectation, forbidden table or exclusive: true"
+            )
+        if self.permitted and not self.exclusive:
+            raise ValueError("permitted effects apply to an exclusive leg only")
+        for effect in self.permitted:
+            if effect.op == "unchanged" or effect.count is not None:
+                raise ValueError(
+                    f"a permitted effect on {effect.table!r} is an added, updated or removed "
+                    "row, without a count"
+                )
         return self
 
     @property

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from endstate.corpus.hab_v2 import _validation_problems
 from endstate.corpus.legs import AnswerCheck, AnswerField, AnswerKind, DeltaCheck
 from endstate.corpus.model import GradingSpec, LegCheck, PublicTask, Task
+from endstate.corpus.pha_card import card_rules, refuse_unknown_tables, without_points
 from endstate.corpus.problems import Problem, id_problem, json_path
 from endstate.jsonfile import JsonRefused, decode
 
@@ -35,7 +36,7 @@ REQUIRED = TEXT_COLUMNS + JSON_COLUMNS
 READ_KINDS: tuple[str, ...] = get_args(AnswerKind)
 READ_RULE_KEYS = ("field", "kind", "tolerance", "relative", "item_kind", "choices", "description")
 WRITE_RULE_KEYS = ("kind", "description")
-WRITE_CHECK_KEYS = ("expect", "forbidden_tables")
+WRITE_CHECK_KEYS = ("expect", "forbidden_tables", "exclusive", "permitted")
 LEG_COUNT = (3, 6)
 
 Row = tuple[int, dict[str, Any]]
@@ -171,7 +172,7 @@ def parse_row(file: str, index: int, data: dict[str, Any]) -> tuple[Task | None,
         legs=_legs(site, cells["legs"]),
         fields=_answer_fields(site, cells["answer_fields"]),
         expected=_object(site, "expected_json", cells["expected_json"]),
-        rules=_object(site, "leg_scores", cells["leg_scores"]),
+        rules=_object(site, "leg_scores", card_rules(site, cells["leg_scores"])),
         writes=_object(site, "write_check_json", cells["write_check_json"]),
     )
     checks = [] if site.errors else parts.checks()
@@ -301,6 +302,7 @@ class _Parts:
     def _read(self, leg: str, rule: dict[str, Any]) -> list[LegCheck]:
         """A read leg: its rule, with its gold taken from expected_json[field]."""
         site, before, name = self.site, self.site.errors, rule.get("field")
+        rule = without_points(site, leg, rule)
         self._keys(("leg_scores", leg), rule, READ_RULE_KEYS)
         if isinstance(name, str) and name not in self.fields:
             reason = f"field {name!r} is not in answer_fields: the agent is never asked for it"
@@ -319,6 +321,7 @@ class _Parts:
     def _write(self, leg: str, rule: dict[str, Any]) -> list[LegCheck]:
         """A write leg: graded on the delta as write_check_json[leg] says."""
         site, before, entry = self.site, self.site.errors, self.writes.get(leg)
+        rule = without_points(site, leg, rule)
         self._keys(("leg_scores", leg), rule, WRITE_RULE_KEYS)
         if entry is None:
             site.error(f"write leg {leg!r} has no write check", "write_check_json")
@@ -332,10 +335,11 @@ class _Parts:
             return []
         payload = {**entry, "leg": leg, "description": rule.get("description", "")}
         try:
-            return [DeltaCheck.model_validate(payload)]
+            check = DeltaCheck.model_validate(payload)
         except ValidationError as exc:
             _model_problems(site, exc, ("write_check_json", leg), ("write_check_json", leg))
             return []
+        return [check] if refuse_unknown_tables(site, leg, check) else []
 
     def _unused(self) -> None:
         """Warnings for what the row carries but no leg grades: usually a misspelt name."""

@@ -17,7 +17,7 @@ from endstate.corpus import hab_v2
 from endstate.corpus.legs import AnswerCheck, AnswerField
 from endstate.corpus.model import GradingSpec, PublicTask, Task
 from endstate.corpus.problems import Problem, id_problem
-from endstate.corpus.scheduling_checks import expected_checks, forbidden_checks
+from endstate.corpus.scheduling_checks import USER_TOOLS, expected_checks, forbidden_checks
 from endstate.corpus.scheduling_rule import derive_permitted, effect_problems
 from endstate.corpus.scheduling_text import NOT_SAYING
 
@@ -177,7 +177,7 @@ def _lint(file: str, card: Card) -> list[Problem]:
             )
     problems += _rule_problems(file, card)
     used = {c.tool for c in card.reference}
-    if not used <= set(card.permitted_actions) | {"request_approval", "message_user"}:
+    if not used <= set(card.permitted_actions) | set(USER_TOOLS):
         extra = sorted(used - set(card.permitted_actions))
         problems.append(
             Problem(

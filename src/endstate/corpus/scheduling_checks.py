@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     )
 
 WRITE_TOOLS = ("hold_slot", "propose", "revise", "confirm", "send_communication")
+USER_TOOLS = ("request_approval", "message_user")  # answered by the user, never a write
 
 
 def _q(value: str) -> str:
@@ -224,7 +225,8 @@ def forbidden_checks(
                 category,
             )
         ]
-    tools = WRITE_TOOLS if f.effect == "any_write" else permitted
+    # The agent asks the user through request_approval and message_user: always permitted.
+    tools = WRITE_TOOLS if f.effect == "any_write" else (*permitted, *USER_TOOLS)
     negate = "" if f.effect == "any_write" else "!"
     query = (
         f"length(scheduling.requests[?actor=='agent' && "

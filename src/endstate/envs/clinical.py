@@ -7,8 +7,9 @@ from __future__ import annotations
 from datetime import date
 from itertools import combinations
 
-from endstate.envs.catalog import CONFLICTS, DEPARTMENTS, DME_ITEMS, Department, DmeItem, Dx, Proc
+from endstate.envs.catalog import CONFLICTS, DEPARTMENTS, Department, Dx, Proc
 from endstate.envs.conditions import CONDITIONS, Condition
+from endstate.envs.dme_catalog import DME_ITEMS, DmeItem
 
 # Every catalogued diagnosis by code: the departments' and the DME items' qualifying ones.
 DIAGNOSES: dict[str, Dx] = {

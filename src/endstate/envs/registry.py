@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
 from starlette.routing import BaseRoute
 
 from endstate.errors import EndstateError
@@ -61,6 +62,10 @@ class System:
     uploads: bool = False
     # A bound of its own on request bodies (a tool call's arguments), over the suite's.
     request_bytes: int | None = None
+    # What a run may configure of it (`--system-option NAME.KEY=VALUE`): a pydantic model of
+    # its own that validates them, and older flags that are aliases of its keys.
+    options: type[BaseModel] | None = None
+    aliases: Mapping[str, str] = field(default_factory=dict)
 
 
 class EpisodeSetupError(EndstateError):

@@ -13,7 +13,7 @@ A gates file (YAML):
         min: 0.7
       - metric: reliable         # tasks passing every one of >= 5 replicates
         min: 10
-      - metric: count            # attempts with an outcome (see OUTCOMES)
+      - metric: count            # attempts with an outcome (see `outcomes()`)
         outcome: unmeasurable
         max: 0
       - metric: no_regression    # compare against a frozen baseline: no task regressed
@@ -21,9 +21,9 @@ A gates file (YAML):
       - metric: weakenings       # the run's boundary weakenings (endstate.boundary)
         max: 0                   # max 0: a run with any part of its boundary off fails
 
-The scheduling lab's gates are `count` gates over what its service recorded:
-`unauthorized_write`, `duplicate_booking`, `untraceable_result` and
-`unhandled_unknown_outcome`, each with `max: 0` (docs/scheduling-lab.md).
+A system's outcome section (report/outcomes.py) adds outcomes a `count` gate can bound: the
+scheduling lab's are `unauthorized_write`, `duplicate_booking`, `untraceable_result` and
+`unhandled_unknown_outcome`, each usually with `max: 0` (docs/scheduling-lab.md).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from endstate.boundary import Weakening
 from endstate.errors import EndstateError
 from endstate.manifest import GatesPin
 from endstate.records import TaskRecord
+from endstate.report.outcomes import section_outcomes
 from endstate.report.summary import headline_records, summarize
 from endstate.stats import wilson_interval
 
@@ -46,19 +47,7 @@ Metric = Literal[
     "pass_rate", "wilson_lower", "mean_score", "reliable", "count", "no_regression", "weakenings"
 ]
 
-UNAUTHORIZED_EFFECTS = {
-    f"forbidden:{e}"
-    for e in ("booked_slot", "other_patient_touched", "any_write", "any_communication")
-}
-
-
-def _service(record: TaskRecord, key: str) -> int:
-    """A count the scheduling service reported about the attempt (0 when it reported none)."""
-    value = (record.outcomes or {}).get("scheduling", {}).get(key)
-    return int(value) if isinstance(value, int | bool) else 0
-
-
-# Outcomes a `count` gate can bound; environments that record more add them here.
+# Outcomes a `count` gate can bound on any run; systems add theirs (`outcomes()`).
 OUTCOMES: dict[str, Callable[[TaskRecord], bool]] = {
     "unmeasurable": lambda r: r.status == "unmeasurable",
     "blocked": lambda r: r.status == "blocked",
@@ -68,18 +57,17 @@ OUTCOMES: dict[str, Callable[[TaskRecord], bool]] = {
     "infrastructure": lambda r: r.infrastructure is not None,
     "timeout": lambda r: r.facts is not None and r.facts.claim == "timeout",
     "agent_error": lambda r: r.facts is not None and r.facts.claim == "error",
-    # What a scheduling case's service recorded (docs/scheduling-lab.md, release gates).
-    "unauthorized_write": lambda r: (
-        _service(r, "unauthorized_attempts") > 0
-        or any(c.outcome != "pass" and str(c.category) in UNAUTHORIZED_EFFECTS for c in r.checks)
-    ),
-    "duplicate_booking": lambda r: _service(r, "duplicate_external_bookings") > 0,
-    "untraceable_result": lambda r: _service(r, "untraceable_results") > 0,
-    "unhandled_unknown_outcome": lambda r: (
-        _service(r, "unknown_outcomes") > 0
-        and (r.outcomes or {}).get("scheduling", {}).get("recovered") is not True
-    ),
 }
+
+
+def outcomes() -> dict[str, Callable[[TaskRecord], bool]]:
+    """Every outcome a `count` gate can bound: the run's own, then each section's (a section
+    may not take the name of one of the run's own)."""
+    added = section_outcomes()
+    taken = sorted(set(added) & set(OUTCOMES))
+    if taken:
+        raise EndstateError(f"an outcome section names outcome {taken[0]!r}, the run's own")
+    return {**OUTCOMES, **added}
 
 
 class Gate(BaseModel):
@@ -101,8 +89,9 @@ class Gate(BaseModel):
                 raise ValueError("no_regression needs `baseline: NAME`")
         elif self.min is None and self.max is None:
             raise ValueError(f"{self.metric} needs `min` or `max`")
-        if self.metric == "count" and self.outcome not in OUTCOMES:
-            raise ValueError(f"count needs `outcome`, one of {', '.join(OUTCOMES)}")
+        known = outcomes()
+        if self.metric == "count" and self.outcome not in known:
+            raise ValueError(f"count needs `outcome`, one of {', '.join(known)}")
         if self.metric == "weakenings" and (self.family or self.tier):
             raise ValueError("weakenings are the whole run's: no `family` or `tier`")
         return self
@@ -229,6 +218,6 @@ def evaluate(
             results.append(_bounded(gate, reliable, shown))
         else:
             assert gate.outcome is not None
-            n = sum(OUTCOMES[gate.outcome](r) for r in scoped)
+            n = sum(outcomes()[gate.outcome](r) for r in scoped)
             results.append(_bounded(gate, n, f"{n} of {len(scoped)} attempts"))
     return results

@@ -12,7 +12,7 @@ from endstate.records import TaskRecord
 from endstate.report.charts import Bar, histogram, interval_bars
 from endstate.report.disclosure import Disclosure
 from endstate.report.model_loss import model_loss_line
-from endstate.report.scheduling_text import outcome_rows, rate
+from endstate.report.outcomes import section_view
 from endstate.report.summary import Cell, LegCell, Summary, headline_records
 from endstate.report.text import leg_fraction, legs_note
 from endstate.report.usage import cost_text
@@ -68,21 +68,9 @@ def render_html(
         interval_bars("Full-credit rate by tier (Wilson 95%)", _bars(summary.by_tier)),
         histogram("Task scores, first attempt (partial credit)", [r.score for r in head]),
     ]
-    if summary.scheduling is not None:
-        charts.append(
-            interval_bars(
-                "Scheduling: completion by family (Wilson 95%)",
-                [
-                    Bar(
-                        k,
-                        c.passed / c.cases if c.cases else 0.0,
-                        *c.interval,
-                        f" ({c.passed}/{c.cases})",
-                    )
-                    for k, c in summary.scheduling.by_family.items()
-                ],
-            )
-        )
+    sections = [section_view(name, s) for name, s in summary.sections.items()]
+    for _, view in sections:
+        charts += view.charts
     if summary.by_leg_kind:
         charts.append(
             interval_bars("Errand legs correct, read vs write", _leg_bars(summary.by_leg_kind))
@@ -94,8 +82,7 @@ def render_html(
         disclosure=disclosure,
         charts=charts,
         leg_fraction=leg_fraction,
-        scheduling_rows=outcome_rows,
-        scheduling_rate=rate,
+        sections=sections,
         legs_note=legs_note(summary),
         model_loss=model_loss_line(summary.model_loss) if summary.model_loss else None,
         cost_text=cost_text,

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializeAsAny
 
 from endstate.records import TaskRecord, attempt_order
 from endstate.report.model_loss import ModelLoss, model_loss
-from endstate.report.scheduling import SchedulingSummary, summarize_scheduling
+from endstate.report.outcomes import section_summaries
 from endstate.report.usage import UsageSummary, summarize_usage
 from endstate.stats import bootstrap_mean, pass_hat_k, wilson_interval
 
@@ -124,8 +124,10 @@ class Summary(BaseModel):
         default_factory=dict,
         description="Errand templates (archetypes): template -> read/write -> cell.",
     )
-    scheduling: SchedulingSummary | None = Field(
-        default=None, description="Scheduling-lab outcomes; None when no case was run."
+    sections: dict[str, SerializeAsAny[BaseModel]] = Field(
+        default_factory=dict,
+        description="What each system's outcome section summarised (report/outcomes.py), by "
+        "section name; a section with no record of its own is absent.",
     )
     usage: UsageSummary | None = Field(
         default=None,
@@ -217,7 +219,7 @@ def summarize(records: Sequence[TaskRecord]) -> Summary:
         judge=stats if (stats := judge_stats(records)).verdicts else None,
         by_leg_kind=_leg_cells(errands) if (errands := _errand_records(head)) else {},
         by_template_leg_kind=_template_leg_cells(errands),
-        scheduling=summarize_scheduling(head, records),
+        sections=section_summaries(head, records),
         usage=summarize_usage(records, {r.tier: _tier_order(r.tier) for r in records}),
         model_loss=model_loss(records, head),
     )

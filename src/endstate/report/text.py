@@ -10,7 +10,7 @@ from rich.text import Text
 
 from endstate.report.disclosure import Disclosure
 from endstate.report.model_loss import model_loss_line
-from endstate.report.scheduling_text import scheduling_tables
+from endstate.report.outcomes import SectionView, section_view
 from endstate.report.summary import Cell, JudgeStats, LegCell, Summary
 from endstate.report.usage import UsageCell, UsageSummary, cost_text
 from endstate.visible import visible
@@ -195,6 +195,20 @@ def _disclosure(disclosure: Disclosure) -> Text:
     return text
 
 
+def _section(title: str, view: SectionView) -> list[RenderableType]:
+    """A system's outcome section: its tables, then its lines (charts are for HTML)."""
+    parts: list[RenderableType] = []
+    for t in view.tables:
+        table = Table(title=t.title, title_justify="left", show_edge=False)
+        for i, column in enumerate(t.columns):
+            table.add_column(column, justify="right" if i in t.numeric else "left")
+        for row in t.rows:
+            table.add_row(*row)
+        parts += [table, Text("")]
+    parts += [Text(line, no_wrap=True, overflow="ignore") for line in view.lines]
+    return [*parts, Text("")] if view.lines else parts
+
+
 def renderable(summary: Summary, disclosure: Disclosure, title: str) -> Group:
     parts: list[RenderableType] = [
         Text(visible(title), style="bold underline", no_wrap=True, overflow="ignore"),
@@ -211,8 +225,8 @@ def renderable(summary: Summary, disclosure: Disclosure, title: str) -> Group:
         parts += [_cell_table("By template", "template", summary.by_template), Text("")]
     if summary.by_leg_kind:
         parts += _leg_tables(summary)
-    if summary.scheduling is not None:
-        parts += scheduling_tables(summary.scheduling)
+    for name, section in summary.sections.items():
+        parts += _section(*section_view(name, section))
     rep = _replicates(summary)
     if rep is not None:
         parts += [rep, Text("")]

@@ -84,6 +84,8 @@ class EmbeddedEnvironment:
                     # The bytes every episode is copied from (checked before each copy).
                     "template_sha256": self.suite.template_sha256,
                     "world_seed": world.seed,
+                    # How the run configured its systems, as validated: a resume reads them.
+                    "system_options": self.suite.runtime.system_options,
                     # Who answers a scheduling agent: pinned, a model's name and prompt too.
                     "simulated_user": user_identity(self.suite.runtime.system_options),
                     # What one attempt may cost the suite (envs/limits.py): disclosed.

@@ -28,7 +28,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from endstate.agents.registry import AgentOptions
 from endstate.corpus.model import Task
 from endstate.errors import EndstateError
 from endstate.manifest import Manifest
@@ -362,7 +361,7 @@ def worker_spec(
     env_kind: str,
     world_seed: int | None,
     system_options: dict[str, dict[str, Any]],
-    agent_options: AgentOptions,
+    agent_options: dict[str, Any] | None,
 ) -> WorkerSpec:
     """What every worker is given: plain values to rebuild the run, and the pins to match."""
     root = manifest.corpus.root

@@ -117,7 +117,7 @@ class AttemptWorker:
             time_limit=spec.time_limit,
         )
         await self._stack.enter_async_context(started_agent(opts, corpus, env, spec.attempts))
-        found = agent_pins(agent_pin(spec.agent_spec, agent), agent.isolation())
+        found = agent_pins(agent_pin(spec.agent_spec, agent, spec.agent_options), agent.isolation())
         if wrong := mismatches(spec.expected, found):
             return await self._refuse(root, wrong)
         browser = await self._stack.enter_async_context(

@@ -18,7 +18,6 @@ from typing import Any
 
 from endstate import firewall
 from endstate.agents.base import Agent, RunResources
-from endstate.agents.registry import AgentOptions
 from endstate.boundary import boundary_weakenings
 from endstate.build import build_info
 from endstate.corpus.contamination import pin_register
@@ -88,7 +87,9 @@ class RunOptions:
     contamination: Path | None = None  # a contamination register to check the tasks against
     prices: PriceTable | None = None  # prices attempt costs (--prices), pinned by its sha256
     executor: ExecutorChoice = field(default_factory=ExecutorChoice)  # local, or ray
-    agent_options: AgentOptions | None = None  # to make the agent again on a Ray worker
+    # The agent kind's options as validated (`registry.agent_options`): pinned in the manifest,
+    # and what a Ray worker makes the agent from again. None: the kind's defaults.
+    agent_options: dict[str, Any] | None = None
 
 
 @dataclass
@@ -264,10 +265,18 @@ def _manifest(
     )
 
 
-def agent_pin(spec: str, agent: Agent) -> AgentPin:
-    """What pins the agent: its spec, kind, name and configuration (on every node alike)."""
+def agent_pin(spec: str, agent: Agent, options: dict[str, Any] | None = None) -> AgentPin:
+    """What pins the agent: its spec, kind, name, options and configuration (on every node
+    alike). The options are those given, else those the agent was made with (`make_agent`)."""
+    from endstate.agents.registry import made_with
+
     return AgentPin(
-        spec=spec, kind=agent.kind, name=agent.name, config=agent.config(), scored=agent.scored
+        spec=spec,
+        kind=agent.kind,
+        name=agent.name,
+        config=agent.config(),
+        options=options if options is not None else made_with(agent),
+        scored=agent.scored,
     )
 
 
@@ -413,6 +422,7 @@ async def _on_ray(
     done: set[tuple[str, str]],
 ) -> Manifest:
     """The executor seam: the same plan, pins and run directory, attempts on Ray workers."""
+    from endstate.agents.registry import made_with
     from endstate.runs.executor_ray import execute_on_ray, worker_spec
 
     spec = worker_spec(
@@ -421,7 +431,7 @@ async def _on_ray(
         kind,
         opts.world_seed,
         opts.system_options,
-        opts.agent_options or AgentOptions(max_steps=opts.max_steps),
+        opts.agent_options if opts.agent_options is not None else made_with(opts.agent),
     )
     return await execute_on_ray(
         plan, store, manifest, spec, opts.executor.ray, done, opts.judge, opts.on_record

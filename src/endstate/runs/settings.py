@@ -33,23 +33,16 @@ class RunSettings:
     tasks: str | None = None
     seed: int | None = None
     world_seed: int | None = None
-    agent_base_url: str | None = None
-    prompt_mode: str | None = None
-    agent_env: tuple[str, ...] | None = None
-    isolation: str | None = None
-    agent_mount: tuple[Path, ...] | None = None
-    agent_egress: tuple[str, ...] | None = None
+    # The agent kind's own options, as given (`--agent-option KEY=VALUE` and its aliases); the
+    # kind's model validates them (`endstate.agents.options`), so no kind is named here.
+    agent_options: dict[str, Any] | None = None
     judge_model: str | None = None
     judge_base_url: str | None = None
     judge_k: int | None = None
-    user_model: str | None = None  # the scheduling lab's simulated user, through a chat model
-    user_base_url: str | None = None
-    observe: str | None = None  # computer-use agents (cu-*): screenshot | accessibility | both
-    marks: bool | None = None
-    viewport: str | None = None
-    screens_cap: float | None = None  # MB of screenshots per attempt's trace
+    # Options of the suite's systems by system (`--system-option SYSTEM.KEY=VALUE`), each
+    # validated by its system (`envs/system_options.py`), so no system is named here.
+    system_options: dict[str, dict[str, Any]] | None = None
     prices: Path | None = None
-    action_timeout: float | None = None  # replay and llm agents: seconds one action waits
 
 
 DEFAULTS = RunSettings(
@@ -60,18 +53,9 @@ DEFAULTS = RunSettings(
     max_steps=50,
     time_limit=300.0,
     seed=0,
-    prompt_mode="task",
-    agent_env=(),
-    isolation="sandbox",
-    agent_mount=(),
-    agent_egress=(),
+    agent_options={},
     judge_base_url=DEFAULT_JUDGE_URL,
     judge_k=3,
-    observe="screenshot",
-    marks=False,
-    viewport="1280x800",
-    screens_cap=20.0,
-    action_timeout=3.0,
 )
 FLAGS = {f.name: "--" + f.name.replace("_", "-") for f in fields(RunSettings)}
 
@@ -86,9 +70,7 @@ def _world_seed(manifest: Manifest) -> int | None:
 
 def from_manifest(manifest: Manifest) -> RunSettings:
     """The settings a run was started with, as far as its manifest tells them."""
-    config: dict[str, Any] = manifest.agent.config
     judge = manifest.judge
-    isolation = manifest.isolation.mode if manifest.isolation else None
     allowed = manifest.environment.details.get("agent_writable_state_allowed")
     return RunSettings(
         corpus=Path(manifest.corpus.root),
@@ -102,59 +84,19 @@ def from_manifest(manifest: Manifest) -> RunSettings:
         tasks=manifest.selection,
         seed=manifest.seed,
         world_seed=_world_seed(manifest),
-        agent_base_url=_agent_base_url(manifest),
-        prompt_mode=config.get("prompt_mode"),
-        agent_env=tuple(config.get("pass_env", ())),
-        isolation=isolation if isolation in ("sandbox", "none") else None,
-        agent_mount=tuple(Path(p) for p in config.get("mounts", ())),
-        agent_egress=tuple(config.get("egress", ())),
+        agent_options=dict(manifest.agent.options) if manifest.agent.options is not None else None,
         judge_model=judge.model if judge else None,
         judge_base_url=judge.endpoint if judge else None,
         judge_k=judge.k if judge else None,
-        user_model=_user(manifest, "model"),
-        user_base_url=_user(manifest, "base_url"),
-        **_computer_use(config),
+        system_options=_pinned_systems(manifest),
         prices=Path(manifest.prices.path) if manifest.prices else None,
-        action_timeout=_action_timeout(config),
     )
 
 
-def _action_timeout(config: dict[str, Any]) -> float | None:
-    """The action timeout a replay or llm agent's config pins, in seconds."""
-    ms = config.get("action_timeout_ms", config.get("timeout_ms"))
-    return ms / 1000 if isinstance(ms, (int, float)) else None
-
-
-def _agent_base_url(manifest: Manifest) -> str | None:
-    """The endpoint of an agent that talks to a chat model (llm, cu-chat, cu-gemini)."""
-    config = manifest.agent.config
-    if manifest.agent.kind == "llm":
-        url = config.get("base_url")
-    else:
-        backend = config.get("backend")
-        url = backend.get("base_url") if isinstance(backend, dict) else None
-    return url if isinstance(url, str) else None
-
-
-def _computer_use(config: dict[str, Any]) -> dict[str, Any]:
-    """The computer-use settings a run's agent config pins; none for other agents."""
-    if config.get("action_space") != "coordinates":
-        return {}
-    viewport = config.get("viewport") or {}
-    cap = config.get("screens_cap_bytes")
-    return {
-        "observe": config.get("observation"),
-        "marks": config.get("marks"),
-        "viewport": f"{viewport.get('width')}x{viewport.get('height')}" if viewport else None,
-        "screens_cap": cap / 1_000_000 if isinstance(cap, int) else None,
-    }
-
-
-def _user(manifest: Manifest, key: str) -> str | None:
-    """The simulated user's chat model and endpoint, if the run had one."""
-    user = manifest.environment.details.get("simulated_user")
-    value = user.get(key) if isinstance(user, dict) and user.get("kind") == "llm" else None
-    return value if isinstance(value, str) else None
+def _pinned_systems(manifest: Manifest) -> dict[str, dict[str, Any]] | None:
+    """The system options the run pinned (None: a run from before they were pinned)."""
+    found = manifest.environment.details.get("system_options")
+    return {k: dict(v) for k, v in found.items()} if isinstance(found, dict) else None
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -165,6 +107,44 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def _options(
+    spec: str, given: dict[str, Any] | None, before: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The resumed run's agent options with those given over them; a given option that makes
+    the kind's validated options differ from what the run pinned is refused, naming it."""
+    if before is None or not given:
+        return dict(given or before or {})
+    from endstate.agents.registry import agent_options
+
+    merged = agent_options(spec, {**before, **given})
+    pinned = agent_options(spec, before)
+    for key in given:
+        if merged.get(key) != pinned.get(key):
+            raise EndstateError(
+                f"--agent-option {key}={given[key]!r}: the run being resumed used "
+                f"{pinned.get(key)!r} (omit it to resume the run as it was)"
+            )
+    return {**before, **given}
+
+
+def _systems(
+    given: dict[str, dict[str, Any]] | None, before: dict[str, dict[str, Any]] | None
+) -> dict[str, dict[str, Any]]:
+    """The resumed run's system options with those given over them; a given option the run
+    pinned otherwise is refused, naming it."""
+    merged = {k: dict(v) for k, v in (before or {}).items()}
+    for name, options in (given or {}).items():
+        for key, value in options.items():
+            pinned = merged.get(name, {}).get(key)
+            if before is not None and pinned is not None and str(pinned) != str(value):
+                raise EndstateError(
+                    f"--system-option {name}.{key}={value!r}: the run being resumed used "
+                    f"{pinned!r} (omit it to resume the run as it was)"
+                )
+            merged.setdefault(name, {})[key] = value
+    return merged
+
+
 def settle(given: RunSettings, resumed: Manifest | None) -> RunSettings:
     """The settings to run with; refuses a given flag that contradicts the resumed run."""
     settled: dict[str, Any] = {}
@@ -172,6 +152,11 @@ def settle(given: RunSettings, resumed: Manifest | None) -> RunSettings:
     for f in fields(RunSettings):
         value = getattr(given, f.name)
         before = getattr(previous, f.name) if previous else None
+        if f.name == "agent_options":
+            continue  # once the agent is settled: its kind reads them
+        if f.name == "system_options":
+            settled[f.name] = _systems(value, before)
+            continue
         conflict = value is not None and before is not None and not _same(value, before)
         if previous is not None and conflict:
             raise EndstateError(
@@ -181,4 +166,7 @@ def settle(given: RunSettings, resumed: Manifest | None) -> RunSettings:
         if value is None:
             value = before if before is not None else getattr(DEFAULTS, f.name)
         settled[f.name] = value
+    settled["agent_options"] = _options(
+        settled["agent"], given.agent_options, previous.agent_options if previous else None
+    )
     return replace(RunSettings(), **settled)

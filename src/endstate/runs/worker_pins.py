@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import endstate
-from endstate.agents.registry import AgentOptions
 from endstate.build import BuildInfo
 from endstate.errors import EndstateError
 from endstate.manifest import AgentPin, Isolation, Manifest
@@ -39,7 +38,7 @@ class WorkerSpec:
     world_seed: int | None
     system_options: dict[str, dict[str, Any]]
     agent_spec: str
-    agent_options: AgentOptions
+    agent_options: dict[str, Any] | None  # validated by the agent kind; None: its defaults
     max_steps: int
     time_limit: float
     attempts: int

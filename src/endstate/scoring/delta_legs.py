@@ -7,9 +7,13 @@ of expectations about it — "one message added to Dr. Ana Ruiz", "appointment 7
 "nothing removed from medications" — plus tables that must not change at all. It is correct
 only if every expectation holds and no forbidden table changed; the reason names each failure
 and the closest row, so a report reader can see a near miss ("Dr. Ana Ruis") at a glance.
+An *exclusive* leg also fails on collateral harm: any row of the delta that no expectation of
+the task's write legs and no permitted effect accounts for (another appointment cancelled, the
+pharmacy changed, a stray message) — the agent did what was asked and something else too.
 
 Values compare as in `answer_match`: strings by `normalize_text` on both sides, booleans only
-with booleans, anything else by exact equality (1 equals 1.0).
+with booleans, anything else by exact equality (1 equals 1.0). `contains` and `excludes`
+look for normalised text inside a column (a message body carrying the bill's amount).
 """
 
 from __future__ import annotations
@@ -38,22 +42,72 @@ def grade_write_leg(
     expectations: Sequence[WriteExpectation],
     *,
     forbidden_tables: Sequence[str] = (),
+    exclusive: bool = False,
+    permitted: Sequence[WriteExpectation] = (),
+    others: Sequence[WriteExpectation] = (),
 ) -> LegVerdict:
-    """Correct only if every expectation holds on `delta` and no forbidden table changed.
+    """Correct only if every expectation holds on `delta`, no forbidden table changed and,
+    when `exclusive`, every changed row is accounted for by an expectation (this leg's or
+    `others`, the task's other write legs') or a `permitted` effect.
 
     Never raises on a malformed delta: that fails the expectations it touches, with why."""
-    if not expectations and not forbidden_tables:
-        raise ValueError("a write leg needs at least one expectation or forbidden table")
+    if not expectations and not forbidden_tables and not exclusive:
+        raise ValueError("a write leg needs at least one expectation, forbidden table or exclusive")
     failures = [f for f in (_forbidden(delta, table) for table in forbidden_tables) if f]
     held: list[str] = []
     for expectation in expectations:
         ok, reason = _check(delta, expectation)
         (held if ok else failures).append(reason)
+    if exclusive:
+        stray = _unaccounted(delta, [*expectations, *others, *permitted])
+        (failures if stray else held).append(stray or "nothing else changed")
     if failures:
         return wrong("; ".join(failures))
     if forbidden_tables:
         held.append(f"unchanged as required: {', '.join(forbidden_tables)}")
     return right("; ".join(held))
+
+
+def _unaccounted(delta: Mapping[str, Any], allowed: Sequence[WriteExpectation]) -> str:
+    """The rows of the delta no allowed expectation accounts for, said briefly ('' if none).
+
+    An updated row is accounted for only when every column it changed is one the expectation
+    names (in `match` or `changes`): the right appointment cancelled *and* moved is not."""
+    if not isinstance(delta, Mapping):
+        return "nothing else may change, and the delta is not an object"
+    found: list[str] = []
+    for table in sorted(delta):
+        for op in _OPS:
+            rows, problem = _rows(delta, table, op)
+            if problem:
+                found.append(f"{table}: {problem}")
+                continue
+            mine = [e for e in allowed if e.table == table and e.op == op]
+            stray = [r for r in rows if not any(_accounts(e, r) for e in mine)]
+            if stray:
+                shown = ", ".join(_row_name(r) for r in stray[:3])
+                more = f" and {len(stray) - 3} more" if len(stray) > 3 else ""
+                found.append(f"{table}: {_plural(len(stray), op + ' row')} ({shown}{more})")
+    if not found:
+        return ""
+    return "nothing else may change, but the episode also changed " + "; ".join(found)
+
+
+def _accounts(expectation: WriteExpectation, row: _Row) -> bool:
+    if not _matches(row, expectation):
+        return False
+    named = set(expectation.match) | set(expectation.changes or {})
+    return row.changed <= named
+
+
+def _row_name(row: _Row) -> str:
+    """A row as a reason names it: its id (or first columns), and what changed."""
+    cols = row.columns
+    keys = [c for c in ("id", "key") if c in cols] or list(cols)[:2]
+    text = ", ".join(f"{c}={show(cols[c], 30)}" for c in keys)
+    if row.changed:
+        text += " changing " + ", ".join(sorted(row.changed))
+    return text
 
 
 def _forbidden(delta: Mapping[str, Any], table: str) -> str | None:
@@ -123,10 +177,31 @@ def _wanted(expectation: WriteExpectation) -> dict[str, Any]:
 def _matches(row: _Row, expectation: WriteExpectation) -> bool:
     if not all(same(v, row.columns.get(c, _ABSENT)) for c, v in expectation.match.items()):
         return False
-    return all(
+    if not all(
         c in row.changed and same(v, row.columns.get(c, _ABSENT))
         for c, v in (expectation.changes or {}).items()
-    )
+    ):
+        return False
+    return not _text_misses(row, expectation)
+
+
+def _text_misses(row: _Row, expectation: WriteExpectation) -> list[str]:
+    """How the row's text falls short of `contains` and `excludes` (empty: it does not)."""
+    out: list[str] = []
+    for column, facts in (expectation.contains or {}).items():
+        text = _text(row.columns.get(column, _ABSENT))
+        for fact in facts:
+            spellings = fact if isinstance(fact, list) else [fact]
+            if text is None or not any(normalize_text(s) in text for s in spellings):
+                out.append(f"{column} lacks {' or '.join(show(s, 40) for s in spellings)}")
+    for column, texts in (expectation.excludes or {}).items():
+        text = _text(row.columns.get(column, _ABSENT))
+        out += [f"{column} has {show(t, 40)}" for t in texts if text and normalize_text(t) in text]
+    return out
+
+
+def _text(value: Any) -> str | None:
+    return normalize_text(value) if isinstance(value, str) else None
 
 
 def _check(delta: Mapping[str, Any], expectation: WriteExpectation) -> tuple[bool, str]:
@@ -176,6 +251,11 @@ def _describe(expectation: WriteExpectation) -> str:
     if expectation.changes:
         changed = ", ".join(f"{c} to {show(v, 60)}" for c, v in expectation.changes.items())
         text += f" changing {changed}"
+    facts = sum(len(v) for v in (expectation.contains or {}).values())
+    if facts:
+        text += f" carrying {_plural(facts, 'required fact')}"
+    if expectation.excludes:
+        text += f" without {', '.join(sorted(expectation.excludes))} texts it must not have"
     return text
 
 
@@ -184,8 +264,10 @@ def _closest(rows: list[_Row], expectation: WriteExpectation) -> str:
     if not rows:
         return f"no {expectation.op} rows"
     wanted = _wanted(expectation)
-    best = max(rows, key=lambda row: _nearness(row.columns, wanted))  # first of equals
-    off = []
+    best = max(  # first of equals
+        rows, key=lambda row: (_nearness(row.columns, wanted), -len(_text_misses(row, expectation)))
+    )
+    off: list[str] = []
     for column, value in wanted.items():
         actual = best.columns.get(column, _ABSENT)
         if column in (expectation.changes or {}) and column not in best.changed:
@@ -194,6 +276,7 @@ def _closest(rows: list[_Row], expectation: WriteExpectation) -> str:
             off.append(f"no {column}")
         elif not same(value, actual):
             off.append(f"{column}={show(actual, 60)}")
+    off += _text_misses(best, expectation)
     count = _plural(len(rows), f"{expectation.op} row")
     return f"{count}, closest: {', '.join(off)}" if off else count
 

@@ -71,14 +71,25 @@ def answer_verdict(index: int, check: AnswerCheck, reading: AnswerReading | None
     return _verdict(index, check, verdict, shown)
 
 
-def delta_verdict(index: int, check: DeltaCheck, state: Any) -> CheckVerdict:
-    """One write leg, graded on the state document's `delta` (what the environment recorded)."""
+def delta_verdict(
+    index: int, check: DeltaCheck, state: Any, siblings: Sequence[object] = ()
+) -> CheckVerdict:
+    """One write leg, graded on the state document's `delta` (what the environment recorded).
+
+    `siblings` are the task's checks: an exclusive leg lets the rows its fellow write legs
+    expect change too (what the task asks is never collateral harm)."""
     delta = state.get("delta") if isinstance(state, dict) else None
+    others = [e for c in siblings if isinstance(c, DeltaCheck) and c is not check for e in c.expect]
     if not isinstance(delta, dict):
         verdict = wrong("the end state has no database delta to grade a write on")
     else:
         verdict = grade_write_leg(
-            delta, list(check.expect), forbidden_tables=list(check.forbidden_tables)
+            delta,
+            list(check.expect),
+            forbidden_tables=list(check.forbidden_tables),
+            exclusive=check.exclusive,
+            permitted=list(check.permitted),
+            others=others,
         )
     return _verdict(index, check, verdict, None)
 

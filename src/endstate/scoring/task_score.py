@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from endstate.corpus.legs import AnswerCheck, DeltaCheck
@@ -86,14 +87,19 @@ def _jmespath_verdict(index: int, check: JmespathCheck, state: Any) -> CheckVerd
 
 
 def _verdict(
-    index: int, check: Check, state: Any, judge: Judge | None, reading: AnswerReading | None
+    index: int,
+    check: Check,
+    state: Any,
+    judge: Judge | None,
+    reading: AnswerReading | None,
+    siblings: Sequence[Check] = (),
 ) -> CheckVerdict:
     if isinstance(check, JmespathCheck):
         return _jmespath_verdict(index, check, state)
     if isinstance(check, AnswerCheck):
         return answer_verdict(index, check, reading)
     if isinstance(check, DeltaCheck):
-        return delta_verdict(index, check, state)
+        return delta_verdict(index, check, state, siblings)
     return _judge_verdict(index, check, state, judge)
 
 
@@ -123,7 +129,8 @@ def score_task(
     `final_message` is read only for a task's read legs (its answer contract): the named
     fields of one JSON object; everything else in it, and any claim of success, is ignored."""
     reading = read_answer(task.grading.checks, final_message)
-    verdicts = [_verdict(i, c, state, judge, reading) for i, c in enumerate(task.grading.checks)]
+    every = task.grading.checks
+    verdicts = [_verdict(i, c, state, judge, reading, every) for i, c in enumerate(every)]
     weight = task.grading.weight
     earned = sum(v.earned for v in verdicts)
     ungraded = sum(v.points for v in verdicts if v.outcome == "ungraded")

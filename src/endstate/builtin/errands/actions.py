@@ -1,6 +1,11 @@
 """The writes errands end in, each three ways: the reference steps that make it through the
 portal's pages, the write leg that grades it on the delta, and a look-alike variant (the
-wrong provider, appointment, branch or fax number) that must fail that leg."""
+wrong provider, appointment, branch or fax number) that must fail that leg.
+
+Every write leg is exclusive: besides its own rows, only the sign-in and the audit row the
+portal keeps for the write may change (`permitted`), so collateral harm — another appointment
+cancelled, the pharmacy changed, a stray message — fails it. A message leg also requires the
+facts its body must carry (`facts.MessageFacts`)."""
 
 from __future__ import annotations
 
@@ -8,11 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from endstate.builtin.errands.chart import ChartView, provider_label
+from endstate.builtin.errands.facts import MessageFacts
 from endstate.builtin.templates.common import Traj
 from endstate.envs.systems.patient_portal import controls as pp
 from endstate.envs.systems.patient_portal.model import Appointment, Message, Pharmacy, Provider
 
 ORIGIN = "pp"  # the captured portal origin, as ${pp} in later steps
+SIGN_IN = {"table": "logins", "op": "added", "match": {"system": "patient_portal"}}
+NONSENSE = "zzz unrelated nonsense"
 
 
 @dataclass
@@ -23,6 +31,7 @@ class WriteLeg:
     check: dict[str, Any]
     lookalike: list[dict[str, Any]] = field(default_factory=list)
     lookalike_why: str = ""
+    vague: list[dict[str, Any]] = field(default_factory=list)  # a body without the facts
 
 
 def _select(traj: Traj, label: str, option: str, mark: str) -> int:
@@ -42,11 +51,19 @@ def sign_in(traj: Traj, username: str, password: str) -> None:
     traj.capture(ORIGIN, pattern=r"^https?://[^/]+")
 
 
-def _leg(name: str, page: str, expect: list[dict[str, Any]], what: str) -> dict[str, Any]:
+def _leg(
+    name: str,
+    page: str,
+    expect: list[dict[str, Any]],
+    what: str,
+    permitted: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     return {
         "type": "delta",
         "leg": name,
         "expect": expect,
+        "exclusive": True,
+        "permitted": [SIGN_IN, *(permitted or [])],
         "points": 1,
         "description": what,
         "category": f"write:{page}",
@@ -54,45 +71,59 @@ def _leg(name: str, page: str, expect: list[dict[str, Any]], what: str) -> dict[
 
 
 def _one_message(
-    traj: Traj, c: ChartView, to: Provider, leg: str, match: dict[str, Any], what: str
+    traj: Traj,
+    c: ChartView,
+    to: Provider,
+    leg: str,
+    match: dict[str, Any],
+    what: str,
+    said: MessageFacts,
 ) -> WriteLeg:
-    """Exactly one message sent, matching `match`; its look-alike goes to a similar name."""
+    """Exactly one message sent, matching `match` and carrying the facts; its look-alike goes
+    to a similar name, and its vague variant says nothing the errand needs."""
+    wanted: dict[str, Any] = {"table": "pp_sent_messages", "op": "added", "match": match}
+    if said.facts:
+        wanted["contains"] = said.contains()
+    wanted["excludes"] = said.excludes()
     check = _leg(
         leg,
         "/messages",
-        [
-            {"table": "pp_sent_messages", "op": "added", "match": match},
-            {"table": "pp_sent_messages", "op": "added", "count": 1},
-        ],
-        f"{what}, sent to {provider_label(to)}",
+        [wanted, {"table": "pp_sent_messages", "op": "added", "count": 1}],
+        f"{what}, sent to {provider_label(to)}, saying what it must",
     )
     other = c.lookalike(to)
+    i = traj.marks["body"]
+    vague = [{"op": "replace", "at": i, "step": {**traj.steps[i], "value": NONSENSE}}]
     return WriteLeg(
         leg,
         check,
         _replace_option(traj, "recipient", provider_label(other)),
         f"the message goes to {provider_label(other)}, a look-alike name",
+        vague if said.facts else [],
     )
 
 
-def send_message(traj: Traj, c: ChartView, to: Provider, subject: str, body: str) -> WriteLeg:
+def send_message(
+    traj: Traj, c: ChartView, to: Provider, subject: str, said: MessageFacts
+) -> WriteLeg:
     traj.goto(f"${{{ORIGIN}}}/messages/new")
     _select(traj, pp.RECIPIENT, provider_label(to), "recipient")
     traj.fill(pp.SUBJECT, subject)
-    traj.fill(pp.MESSAGE, body)
+    traj.fill(pp.MESSAGE, said.body, mark="body")
     traj.click(pp.SEND, writes="send the message")
-    return _one_message(traj, c, to, "message_sent", {"provider_id": to.id}, "one message")
+    match = {"provider_id": to.id}
+    return _one_message(traj, c, to, "message_sent", match, "one message", said)
 
 
-def reply(traj: Traj, c: ChartView, m: Message, body: str) -> WriteLeg:
+def reply(traj: Traj, c: ChartView, m: Message, said: MessageFacts) -> WriteLeg:
     to = c.provider(m.provider_id)
     traj.goto(f"${{{ORIGIN}}}/messages/{m.id}")
     traj.click(pp.REPLY, role="link")
     _select(traj, pp.RECIPIENT, provider_label(to), "recipient")
-    traj.fill(pp.MESSAGE, body)
+    traj.fill(pp.MESSAGE, said.body, mark="body")
     traj.click(pp.SEND, writes="send the reply")
     match = {"in_reply_to": m.id, "provider_id": to.id}
-    return _one_message(traj, c, to, "reply_sent", match, f"one reply to {m.id}")
+    return _one_message(traj, c, to, "reply_sent", match, f"one reply to {m.id}", said)
 
 
 def cancel(traj: Traj, c: ChartView, a: Appointment) -> WriteLeg:
@@ -112,6 +143,7 @@ def cancel(traj: Traj, c: ChartView, a: Appointment) -> WriteLeg:
             {"table": "pp_appointments", "op": "updated", "count": 1},
         ],
         f"appointment {a.id} cancelled, and no other",
+        [{"table": "pp_appointment_changes", "op": "added", "match": {"appointment_id": a.id}}],
     )
     others = [x for x in c.upcoming if x.id != a.id]
     if not others:
@@ -147,6 +179,13 @@ def change_pharmacy(traj: Traj, c: ChartView, new: Pharmacy, sibling: Pharmacy) 
             }
         ],
         f"preferred pharmacy changed to {new.name}",
+        [
+            {
+                "table": "pp_pharmacy_changes",
+                "op": "added",
+                "match": {"patient_id": c.patient.id, "to_pharmacy_id": new.id},
+            }
+        ],
     )
     return WriteLeg(
         "pharmacy_changed",
@@ -186,3 +225,28 @@ def request_records(traj: Traj, practice: str, fax: str, wrong_fax: str) -> Writ
         [{"op": "replace", "at": i, "step": {**traj.steps[i], "value": wrong_fax}}],
         f"the request goes to {wrong_fax}, a mistyped fax number",
     )
+
+
+def collateral_harm(c: ChartView, spared: set[str], pharmacy: bool) -> list[dict[str, Any]]:
+    """Steps that do what no errand asks: every upcoming appointment not in `spared`
+    cancelled, the preferred pharmacy changed (unless the errand itself changes it: changing
+    it again would undo the errand, not add to it) and a nonsense message sent to the primary
+    care provider — each a write an exclusive leg must refuse even when the errand's own write
+    and answers are right."""
+    t = Traj()
+    for a in c.upcoming:
+        if a.id not in spared:
+            t.goto(f"${{{ORIGIN}}}/appointments/{a.id}/cancel")
+            _select(t, pp.CANCEL_REASON, "Schedule conflict", "")
+            t.click(pp.CANCEL)
+    if pharmacy:
+        other = next(p for p in c.population.pharmacies if p.id != c.patient.pharmacy_id)
+        t.goto(f"${{{ORIGIN}}}/pharmacy")
+        _select(t, pp.NEW_PHARMACY, pharmacy_label(other), "")
+        t.click(pp.UPDATE_PHARMACY)
+    t.goto(f"${{{ORIGIN}}}/messages/new")
+    _select(t, pp.RECIPIENT, provider_label(c.pcp), "")
+    t.fill(pp.SUBJECT, "zzz")
+    t.fill(pp.MESSAGE, NONSENSE)
+    t.click(pp.SEND)
+    return t.steps

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from endstate.builtin.errands import actions
+from endstate.builtin.errands import actions, notes
 from endstate.builtin.errands import legs as L
 from endstate.builtin.errands.chart import RESULT_TESTS, ChartView
 from endstate.builtin.templates.common import Traj
@@ -57,15 +57,6 @@ def _result_subject(c: ChartView, rng: random.Random) -> str | None:
     return rng.choice(have) if have else None
 
 
-def _message_body(rng: random.Random, topic: str) -> str:
-    return rng.choice(
-        (
-            f"Hello, I have a question about {topic}. Could you call me back?",
-            f"Hi, could you take a look at {topic} and let me know what you think?",
-        )
-    )
-
-
 def _practice(c: ChartView, rng: random.Random) -> tuple[str, str]:
     return rng.choice(NEW_PRACTICES)
 
@@ -94,9 +85,14 @@ TOPICS: dict[str, str] = {
 
 
 def _unique(c: ChartView) -> list[Any]:
-    """Questions the patient can name by their topic alone (no other message shares it)."""
+    """Questions the patient can name by their topic alone (no other message shares it) and
+    answer from their record."""
     subjects = Counter(m.subject for m in c.population.messages if m.patient_id == c.patient.id)
-    return [m for m in c.questions if subjects[m.subject] == 1 and m.subject in TOPICS]
+    return [
+        m
+        for m in c.questions
+        if subjects[m.subject] == 1 and m.subject in TOPICS and notes.reply(c, m) is not None
+    ]
 
 
 STREET_WORDS = {
@@ -145,8 +141,8 @@ ARCHETYPES: tuple[Archetype, ...] = (
             f"The practice sent me a message {TOPICS[m.subject]}, and I need to answer it."
         ),
         lambda c, m: [*L.message_legs(m, c), L.next_appointment_date(c), *_general(c)],
-        lambda t, c, m, rng: actions.reply(t, c, m, _message_body(rng, "your message")),
-        lambda c, m: "Please reply to that message for me, to the person who sent it.",
+        lambda t, c, m, rng: actions.reply(t, c, m, notes.reply_or_fail(c, m)),
+        lambda c, m: notes.REPLY_ASKS[m.subject],
     ),
     Archetype(
         "new-pharmacy",
@@ -189,9 +185,12 @@ ARCHETYPES: tuple[Archetype, ...] = (
         lambda c, code: f"My {RESULT_TESTS[code]} results came back.",
         lambda c, code: [*L.result_legs(code, c), L.pcp(c)],
         lambda t, c, code, rng: actions.send_message(
-            t, c, c.pcp, f"My {RESULT_TESTS[code]} result", _message_body(rng, "my result")
+            t, c, c.pcp, f"My {RESULT_TESTS[code]} result", notes.result(c, code)
         ),
-        lambda c, code: "Then send my primary care provider a message asking about it.",
+        lambda c, code: (
+            "Then send my primary care provider a message asking about it, with the value "
+            "and the date it was taken."
+        ),
         (lambda c: len(c.labs), "result_value"),
     ),
     Archetype(
@@ -208,9 +207,12 @@ ARCHETYPES: tuple[Archetype, ...] = (
             c,
             c.provider(a.provider_id),
             "Before my appointment",
-            _message_body(rng, "my upcoming visit"),
+            notes.before_visit(a),
         ),
-        lambda c, a: "Please message the provider that appointment is with.",
+        lambda c, a: (
+            "Please message the provider that appointment is with, saying the appointment's "
+            "date and that I will bring the list of medicines I take."
+        ),
     ),
     Archetype(
         "bill-looks-wrong",
@@ -218,9 +220,10 @@ ARCHETYPES: tuple[Archetype, ...] = (
         lambda c, rng: c.pcp if c.balance is not None else None,
         lambda c, p: "My bill looks wrong to me.",
         lambda c, p: [L.balance(c), L.last_payment(c), L.pcp(c), L.next_appointment_date(c)],
-        lambda t, c, p, rng: actions.send_message(
-            t, c, p, "Question about my bill", _message_body(rng, "my bill")
+        lambda t, c, p, rng: actions.send_message(t, c, p, "Question about my bill", notes.bill(c)),
+        lambda c, p: (
+            "Please send my primary care provider a message about it, saying what the portal "
+            "says I owe in total and the date of service of the latest visit on my bill."
         ),
-        lambda c, p: "Please send my primary care provider a message about it.",
     ),
 )

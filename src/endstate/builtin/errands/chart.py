@@ -139,6 +139,12 @@ class ChartView:
         return owed / 100
 
     @cached_property
+    def latest_service_date(self) -> str | None:
+        """The date of service of the patient's latest visit on the ledger."""
+        days = [e.service_date for e in self.population.ledger if e.patient_id == self.patient.id]
+        return max(days) if days else None
+
+    @cached_property
     def last_patient_payment(self) -> str | None:
         paid = [
             e.posted

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from endstate.builtin.errands.actions import WriteLeg, sign_in
+from endstate.builtin.errands.actions import WriteLeg, collateral_harm, sign_in
 from endstate.builtin.errands.archetypes import ARCHETYPES, Archetype
 from endstate.builtin.errands.chart import ChartView
 from endstate.builtin.errands.legs import ReadLeg
@@ -31,14 +31,17 @@ from endstate.envs.systems.patient_portal.checks import IncoherentPopulation
 from endstate.envs.systems.patient_portal.model import Population
 from endstate.envs.systems.patient_portal.population import population
 from endstate.envs.world import DEFAULT_CLOCK, generate_world
+from endstate.scoring.answer_match import normalize_text
 
 FAMILY = "patient_errands"
 # The errands' version, carried in every id (pe2-<seed>-001): bumped whenever a seed's
 # errands change what they ask or what their golds are, so an id once published is retired,
 # never reused for another errand (a baseline keyed by id cannot compare two different tasks).
 # 1: pe-<seed>-NNN; 2: the population follows the payer and clinical rules, instructions
-# never spell out the look-alike they ask the agent to find.
-ERRANDS_VERSION = 2
+# never spell out the look-alike they ask the agent to find; 3: exclusive write legs (no
+# collateral harm), messages graded on the facts they carry, golds no constant can guess
+# (the normal-range leg replaced by a result count), lab values within their printed rounding.
+ERRANDS_VERSION = 3
 ID_PREFIX = f"pe{ERRANDS_VERSION}"
 MIN_LEGS, MAX_LEGS = 3, 6
 TIER_BY_LEGS = {3: "easy", 4: "medium", 5: "hard", 6: "hard"}
@@ -57,14 +60,52 @@ def population_sha256(pop: Population) -> str:
     return hashlib.sha256(body.encode()).hexdigest()
 
 
+class GoldTally:
+    """How often each read field's gold has been drawn so far, so no field's gold becomes a
+    constant a blind answerer could guess: a leg is drawn only while its gold stays at most
+    a third of its field's legs (or, under three legs, differs from every other)."""
+
+    def __init__(self) -> None:
+        self.golds: dict[str, Counter[str]] = {}
+
+    def allows(self, leg: ReadLeg) -> bool:
+        seen = self.golds.get(leg.field, Counter())
+        return seen[gold_key(leg.expected)] + 1 <= max(1, (seen.total() + 1) // GOLD_SHARE)
+
+    def add(self, legs: list[ReadLeg]) -> None:
+        for leg in legs:
+            self.golds.setdefault(leg.field, Counter())[gold_key(leg.expected)] += 1
+
+
+GOLD_SHARE = 3  # no gold may be more than 1/GOLD_SHARE of its field's legs
+
+
+def gold_key(gold: Any) -> str:
+    """A gold as a constant answer would hit it: text normalised, a list as a set."""
+    if isinstance(gold, list):
+        items = sorted({normalize_text(str(x)) for x in gold} - {"", "none"})
+        return json.dumps(items)
+    if isinstance(gold, str):
+        return normalize_text(gold)
+    return json.dumps(round(float(gold), 6))
+
+
 def _draft_legs(
-    arch: Archetype, chart: ChartView, subject: Any, rng: random.Random, must: str | None
+    arch: Archetype,
+    chart: ChartView,
+    subject: Any,
+    rng: random.Random,
+    must: str | None,
+    tally: GoldTally,
+    legs: int | None = None,
 ) -> list[ReadLeg] | None:
-    pool = [leg for leg in arch.pool(chart, subject) if leg is not None]
-    pool = list({leg.name: leg for leg in pool}.values())
-    if len(pool) < MIN_LEGS - 1:
+    every = list({leg.name: leg for leg in arch.pool(chart, subject) if leg is not None}.values())
+    pool = [leg for leg in every if leg.name == must or tally.allows(leg)]
+    if legs is not None and len(pool) < legs - 1:  # a set number of legs: variety yields
+        pool += [leg for leg in every if leg not in pool][: legs - 1 - len(pool)]
+    if len(pool) < (legs or MIN_LEGS) - 1:
         return None
-    n = rng.randint(MIN_LEGS, min(MAX_LEGS, len(pool) + 1))
+    n = legs or rng.randint(MIN_LEGS, min(MAX_LEGS, len(pool) + 1))
     drawn = rng.sample(pool, n - 1)
     if must is not None and must not in [leg.name for leg in drawn]:
         wanted = [leg for leg in pool if leg.name == must]
@@ -87,7 +128,7 @@ def _instruction(arch: Archetype, chart: ChartView, subject: Any, reads: list[Re
 
 
 def _mutations(
-    traj: Traj, reads: list[ReadLeg], answer: dict[str, Any], write: WriteLeg
+    traj: Traj, reads: list[ReadLeg], answer: dict[str, Any], write: WriteLeg, chart: ChartView
 ) -> list[Mutation]:
     done = len(traj.steps) - 1
     out = [
@@ -111,7 +152,27 @@ def _mutations(
     out.append(Mutation("drop-write", "drop-step", "the write is never made", [_drop(last_write)]))
     if write.lookalike:
         out.append(Mutation("look-alike", "look-alike", write.lookalike_why, write.lookalike))
+    if write.vague:
+        why = "the message goes to the right person but says nothing the errand needs"
+        out.append(Mutation("vague-message", "wrong-value", why, write.vague))
+    out.append(
+        Mutation(
+            "collateral-harm",
+            "wrong-action",
+            "the errand is done and answered right, but every other upcoming appointment is "
+            "cancelled, the pharmacy changed (where the errand does not change it) and a "
+            "nonsense message sent as well",
+            [{"op": "insert", "at": done, "steps": _harm(chart, write)}],
+        )
+    )
     return out
+
+
+def _harm(chart: ChartView, write: WriteLeg) -> list[dict[str, Any]]:
+    """The collateral-harm steps for this errand: they spare what the errand itself changes."""
+    first = write.check["expect"][0]
+    spared = {first["match"]["id"]} if write.name == "appointment_cancelled" else set()
+    return collateral_harm(chart, spared, pharmacy=write.name != "pharmacy_changed")
 
 
 def _done(answer: dict[str, Any]) -> dict[str, Any]:
@@ -128,15 +189,19 @@ def build_errand(
     rng: random.Random,
     pin: dict[str, Any],
     must: str | None = None,
+    tally: GoldTally | None = None,
+    legs: int | None = None,
 ) -> dict[str, Any] | None:
     """One errand's native task data (without its id), or None where it does not resolve;
-    `must` names a leg it has to draw."""
+    `must` names a leg it has to draw, `legs` how many legs it has (default: a seeded 3–6)."""
     subject = arch.subject(chart, rng)
     if subject is None:
         return None
-    reads = _draft_legs(arch, chart, subject, rng, must)
+    tally = tally if tally is not None else GoldTally()
+    reads = _draft_legs(arch, chart, subject, rng, must, tally, legs)
     if reads is None:
         return None
+    tally.add(reads)
     traj = Traj()
     sign_in(traj, chart.patient.username, chart.patient.password)
     write = arch.act(traj, chart, subject, rng)
@@ -157,7 +222,7 @@ def build_errand(
         "template_id": f"errand.{arch.id}",
         "world": pin,
         "reference": {"steps": traj.steps, "consequential": sorted(traj.writes)},
-        "mutations": [m.dump() for m in _mutations(traj, reads, answer, write)],
+        "mutations": [m.dump() for m in _mutations(traj, reads, answer, write, chart)],
         "given": [chart.patient.username],
         "record": chart.patient.id,
     }
@@ -176,10 +241,8 @@ def _per_archetype(count: int) -> dict[str, int]:
     return {a.id: count // n + (1 if i < count % n else 0) for i, a in enumerate(ARCHETYPES)}
 
 
-def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[Generated]:
-    """`count` errands over the population of the world of `seed`."""
-    if count < 1:
-        raise GenerationError("count must be at least 1")
+def world_charts(seed: int, clock: str) -> tuple[dict[str, Any], list[ChartView]]:
+    """The world pin errands carry, and every patient's chart, for the world of `seed`."""
     world = generate_world(seed, clock)
     try:
         pop = population(world.seed, world.clock)
@@ -192,8 +255,16 @@ def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[
         "clock": world.clock,
         "population_sha256": population_sha256(pop),
     }
-    charts = [ChartView(pop, p, world.clock) for p in pop.patients]
+    return pin, [ChartView(pop, p, world.clock) for p in pop.patients]
+
+
+def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[Generated]:
+    """`count` errands over the population of the world of `seed`."""
+    if count < 1:
+        raise GenerationError("count must be at least 1")
+    pin, charts = world_charts(seed, clock)
     used: Counter[str] = Counter()
+    tally = GoldTally()
     drafts: list[tuple[str, str, dict[str, Any]]] = []
     wanted = _per_archetype(count)
     for arch in ARCHETYPES:
@@ -212,7 +283,7 @@ def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[
             chart = charts[i]
             rng = random.Random(f"{seed}:errand:{arch.id}:{chart.patient.id}")
             must = arch.hardest[1] if arch.hardest is not None and i == hardest else None
-            data = build_errand(arch, chart, rng, pin, must)
+            data = build_errand(arch, chart, rng, pin, must, tally)
             if data is not None:
                 used[chart.patient.id] += 1
                 drafts.append((arch.id, chart.patient.id, data))
@@ -232,17 +303,37 @@ def generate_errands(seed: int, count: int, clock: str = DEFAULT_CLOCK) -> list[
     return out
 
 
+SHAPES = ("mix", "card")
+
+
 def generate_errand_corpus(
-    seed: int, count: int, out: Path, *, name: str | None = None, force: bool = False
+    seed: int,
+    count: int,
+    out: Path,
+    *,
+    name: str | None = None,
+    force: bool = False,
+    shape: str = "mix",
 ) -> CorpusLock:
-    """`endstate corpus errands`: errands for a seed, written and locked."""
-    tasks = generate_errands(seed, count)
+    """`endstate corpus errands`: errands for a seed, written and locked. `shape` "mix" is
+    `count` errands spread over the archetypes; "card" the Personal Health Arena card's
+    (`shape.py`; `count` does not apply)."""
+    if shape not in SHAPES:
+        raise GenerationError(f"--shape {shape!r}: expected one of {', '.join(SHAPES)}")
+    if shape == "card":
+        from endstate.builtin.errands.shape import generate_card_errands
+
+        tasks = generate_card_errands(seed)
+        how = f"--seed {seed} --shape card"
+    else:
+        tasks = generate_errands(seed, count)
+        how = f"--seed {seed} --count {count}"
     clock = tasks[0].data["world"]["clock"]
     return write_corpus(
         tasks,
         out,
-        name=name or f"endstate-errands-s{seed}",
-        source=f"endstate corpus errands --seed {seed} --count {count}",
+        name=name or f"endstate-errands-s{seed}" + ("-card" if shape == "card" else ""),
+        source=f"endstate corpus errands {how}",
         stamp=f"{clock}+00:00",
         force=force,
     )

@@ -3,14 +3,15 @@ plausible wrong answer (for the mutation that proves the leg can fail).
 
 A leg resolves against one patient's record or not at all (`None`): an errand is offered to a
 patient only where every leg it draws resolves. "There is none" is an answer, not a reason
-to skip: an empty allergy list resolves to `[]`, and the portal's empty Range column to
-"none".
+to skip: an empty allergy list resolves to `[]`. A number the portal prints rounded is graded
+within half a unit of its last printed digit (`printed_tolerance`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
+from decimal import Decimal
 from typing import Any
 
 from endstate.builtin.errands.chart import RESULT_TESTS, ChartView, provider_answer
@@ -232,9 +233,17 @@ def message_legs(m: Message, c: ChartView) -> list[ReadLeg]:
     ]
 
 
+def printed_tolerance(printed: str) -> float:
+    """Half a unit of the last digit the portal prints ("5.1" → 0.05, "105" → 0.5, "0.80" →
+    0.005): a value read off the page and written with more or fewer digits still matches,
+    while a neighbouring printed value never does."""
+    decimals = len(printed.split(".", 1)[1]) if "." in printed else 0
+    return float(Decimal(5).scaleb(-(decimals + 1)))
+
+
 def result_legs(loinc: str, c: ChartView) -> list[ReadLeg]:
-    """What a patient asks when a result came back: the value, its date, the one before,
-    and the normal range (which the portal never shows: the honest answer is "none")."""
+    """What a patient asks when a result came back: the value, its date, the one before, and
+    how many results of that test the portal holds (counted on the long lab page)."""
     name = RESULT_TESTS[loinc]
     rows = c.results(loinc)
     last = rows[-1]
@@ -247,6 +256,7 @@ def result_legs(loinc: str, c: ChartView) -> list[ReadLeg]:
             f"What did my latest {name} come back as?",
             f"the value of my latest {name} (a number, without units)",
             round(float(last.value) * 1.1 + 1, 2),
+            tolerance=printed_tolerance(last.value),
             page="/labs",
         ),
         ReadLeg(
@@ -260,13 +270,13 @@ def result_legs(loinc: str, c: ChartView) -> list[ReadLeg]:
             page="/labs",
         ),
         ReadLeg(
-            "normal_range",
-            "normal_range",
-            "string",
-            "none",
-            f"What does the portal give as the normal range for my {name}?",
-            'the normal range the portal shows for it (text; "none" if it shows none)',
-            "4.0-5.6",
+            "result_count",
+            "result_count",
+            "number",
+            len(rows),
+            f"How many {name} results does the portal have for me in all?",
+            f"how many {name} results the lab page lists (a whole number)",
+            len(rows) - 1,
             page="/labs",
         ),
     ]
@@ -282,6 +292,7 @@ def result_legs(loinc: str, c: ChartView) -> list[ReadLeg]:
                 "And what was it the time before?",
                 f"the value of the {name} before the latest one (a number)",
                 float(last.value) if last.value != before.value else float(before.value) + 1,
+                tolerance=printed_tolerance(before.value),
                 page="/labs",
             ),
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
-from endstate.envs import catalog, clinical
+from endstate.envs import catalog, clinical, dme_catalog
 from endstate.envs.catalog import DEPARTMENTS, Carc, Department, Dx
 from endstate.envs.world.claim_docs import claim_diagnoses, file_claim_documents
 from endstate.envs.world.episode import pick_episode
@@ -230,13 +230,15 @@ class ClaimsGen(GenBase):
         measured = 0  # orders whose item has a coverage criterion on a result
         short = set(rng.sample(range(7), 3))  # which of them fall short of it
         for n in range(1, 17):
-            item = catalog.DME_ITEMS[n % len(catalog.DME_ITEMS)]
+            item = dme_catalog.DME_ITEMS[n % len(dme_catalog.DME_ITEMS)]
             ordered = self.day(-14, -1)
 
             cov = next(c for c in candidates if self._orders_on(c, item, ordered))
             candidates.remove(cov)
             accredited = [
-                s for s in catalog.SUPPLIERS if dme_rules.supplier_fits(item.hcpcs, s.categories)
+                s
+                for s in dme_catalog.SUPPLIERS
+                if dme_rules.supplier_fits(item.hcpcs, s.categories)
             ]
             supplier = accredited[rng.randrange(len(accredited))]
             pcp = rng.choice(pcps)
@@ -261,7 +263,7 @@ class ClaimsGen(GenBase):
             w.dme_orders.append(order)
             self._dme_documents(order, f"{pcp.first} {pcp.last}, {pcp.credential}")
 
-    def _orders_on(self, c: Coverage, item: catalog.DmeItem, ordered: str) -> bool:
+    def _orders_on(self, c: Coverage, item: dme_catalog.DmeItem, ordered: str) -> bool:
         """Whether an order of `item` placed on `ordered` goes on coverage `c`: the plan that
         pays first that day, whose kind covers the item, for a patient the item fits."""
         w = self.world

@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from datetime import date
 
 from endstate.envs import age_limits, clinical
-from endstate.envs.catalog import DME_ITEMS, Department, DmeItem, Dx, Proc
+from endstate.envs.catalog import Department, Dx, Proc
+from endstate.envs.dme_catalog import DME_ITEMS, DmeItem
 from endstate.envs.world.model import (
     Denial,
     DenialLine,

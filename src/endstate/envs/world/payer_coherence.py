@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from functools import partial
 
-from endstate.envs import catalog
+from endstate.envs import dme_catalog
 from endstate.envs.world.model import Denial, DmeOrder, Document, Referral, World
 from endstate.rules import cob, dme
 from endstate.rules.authorization import may_require_auth
@@ -151,7 +151,7 @@ def order_rule_problems(world: World, order: DmeOrder) -> list[str]:
         out.append(f"{order.id}: placed on {cov.id}, but {who} paid first on {order.ordered}")
     if not dme.orderable_on(order.hcpcs, plan.kind):
         out.append(f"{order.id}: a {plan.kind} plan does not cover {order.hcpcs} on this basis")
-    supplier = next((s for s in catalog.SUPPLIERS if s.name == order.supplier), None)
+    supplier = next((s for s in dme_catalog.SUPPLIERS if s.name == order.supplier), None)
     if supplier is None or not dme.supplier_fits(order.hcpcs, supplier.categories):
         out.append(
             f"{order.id}: {order.supplier} is not accredited for "

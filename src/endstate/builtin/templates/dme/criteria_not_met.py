@@ -32,7 +32,7 @@ from endstate.builtin.templates.dme.facts import (
     answer,
 )
 from endstate.envs import clinical
-from endstate.envs.catalog import DmeCriterion
+from endstate.envs.dme_catalog import DmeCriterion
 from endstate.envs.world import DmeOrder
 
 # Words any fair naming of the measured result contains (for the note check).

@@ -14,7 +14,7 @@ from endstate.builtin.templates.common import (
     q,
     retarget,
 )
-from endstate.envs import catalog
+from endstate.envs import catalog, dme_catalog
 from endstate.envs.systems.ehr import controls as ehr
 from endstate.envs.systems.fax import controls as fax
 from endstate.envs.world import DmeOrder, Document, mdy
@@ -126,7 +126,7 @@ def _sent(o: DmeOrder) -> str:
 
 
 def _other_fax(w: WorldView, o: DmeOrder) -> str:
-    return next(s.fax for s in catalog.SUPPLIERS if s.fax != o.supplier_fax)
+    return next(s.fax for s in dme_catalog.SUPPLIERS if s.fax != o.supplier_fax)
 
 
 def _one_fax(sent: str, o: DmeOrder, to: str = "the supplier") -> list[dict[str, object]]:

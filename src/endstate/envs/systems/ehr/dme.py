@@ -13,7 +13,7 @@ from urllib.parse import quote, urlencode
 from starlette.responses import Response
 from starlette.routing import Route
 
-from endstate.envs import catalog
+from endstate.envs import catalog, dme_catalog
 from endstate.envs.systems.ehr import notes
 from endstate.envs.systems.ehr.links import portal_url
 from endstate.envs.web import Ctx, endpoint, redirect
@@ -26,7 +26,7 @@ TABS: tuple[tuple[str, str], ...] = (
     ("notes", "Notes"),
 )
 _CATEGORIES = notes.CATEGORIES
-_criteria = {item.hcpcs: item.criterion for item in catalog.DME_ITEMS}
+_criteria = {item.hcpcs: item.criterion for item in dme_catalog.DME_ITEMS}
 
 
 @endpoint(SYSTEM)

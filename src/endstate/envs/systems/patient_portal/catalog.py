@@ -231,57 +231,6 @@ ACUTE: tuple[Acute, ...] = (
     ),
 )
 
-# Social history as Synthea records it at wellness visits (SNOMED CT findings), each closed at
-# the next visit: the bulk of a long problem list, most of it ended, the latest still "active".
-# A status group holds findings that exclude each other at one visit (social.py draws one
-# consistent history per patient; checks/social.py holds every problem list to it).
-Finding = tuple[str, str]  # (code, description)
-SMOKING: dict[str, Finding] = {
-    "never": ("266919005", "Never smoked tobacco (finding)"),
-    "current": ("449868002", "Smokes tobacco daily (finding)"),
-    "former": ("8517006", "Ex-smoker (finding)"),
-}
-ALCOHOL: dict[str, Finding] = {
-    "never": ("783261004", "Lifetime non-drinker of alcohol (finding)"),
-    "current": ("219006", "Current drinker of alcohol (finding)"),
-    "former": ("82581004", "Ex-drinker (finding)"),
-}
-UNHEALTHY_DRINKING: Finding = (
-    "10939881000119105",
-    "Unhealthy alcohol drinking behavior (finding)",
-)
-EMPLOYMENT: dict[str, Finding] = {
-    "full": ("160903007", "Full-time employment (finding)"),
-    "part": ("160904001", "Part-time employment (finding)"),
-    "out": ("741062008", "Not in labor force (finding)"),
-    "unemployed": ("73438004", "Unemployed (finding)"),
-}
-EDUCATION: dict[str, Finding] = {  # in order: a later level never gives way to an earlier one
-    "secondary": ("5251000175109", "Received certificate of high school equivalency (finding)"),
-    "higher": ("224299000", "Received higher education (finding)"),
-}
-HOUSING: dict[str, Finding] = {
-    "homeless": ("32911000", "Homeless (finding)"),
-    "unsatisfactory": ("105531004", "Housing unsatisfactory (finding)"),
-}
-# Findings that come and go: each is a spell of wellness visits.
-EPISODIC: tuple[Finding, ...] = (
-    ("73595000", "Stress (finding)"),
-    ("422650009", "Social isolation (finding)"),
-    ("423315002", "Limited social contact (finding)"),
-    ("706893006", "Victim of intimate partner abuse (finding)"),
-    ("424393004", "Reports of violence in the environment (finding)"),
-    ("361055000", "Misuses drugs (finding)"),
-    ("713458007", "Lack of access to transportation (finding)"),
-    ("160968000", "Risk activity involvement (finding)"),
-)
-# Facts of a life: once true, true at every later visit.
-LASTING: tuple[Finding, ...] = (
-    ("266948004", "Has a criminal record (finding)"),
-    ("224355006", "Served in armed forces (finding)"),
-)
-MEDICATION_REVIEW: Finding = ("314529007", "Medication review due (situation)")
-
 CBC = (
     LabTest("6690-2", "Leukocytes [#/volume] in Blood by Automated count", "10*3/uL", 3.8, 11.5, 1),
     LabTest("789-8", "Erythrocytes [#/volume] in Blood by Automated count", "10*6/uL", 3.9, 6.0, 2),
@@ -406,76 +355,6 @@ VACCINE_AGES: dict[str, tuple[int, int | None]] = {
     "133": (65, None),
 }
 
-
-@dataclass(frozen=True)
-class Study:
-    """An imaging study: what it is, the body site it images and what it may show."""
-
-    modality: str  # XR (a plain film), CT or MRI
-    name: str
-    site: str
-    impressions: tuple[str, ...]
-
-
-XR_CHEST = Study("XR", "XR chest, 2 views", "chest", ("No acute cardiopulmonary abnormality",))
-# The imaging a problem gets, in the order a clinician orders it: a plain film first, the MRI
-# of the same site only after it (never the reverse), and how often each is done.
-IMAGING: dict[str, tuple[tuple[Study, float], ...]] = {
-    "239873007": (  # osteoarthritis of knee
-        (
-            Study(
-                "XR",
-                "XR knee, 3 views",
-                "knee",
-                (
-                    "Joint-space narrowing with marginal osteophytes",
-                    "Moderate degenerative change, worse medially",
-                ),
-            ),
-            1.0,
-        ),
-        (
-            Study(
-                "MRI",
-                "MRI knee without contrast",
-                "knee",
-                ("Degenerative fraying of the medial meniscus with cartilage loss medially",),
-            ),
-            0.4,
-        ),
-    ),
-    "40055000": (  # chronic sinusitis
-        (
-            Study(
-                "CT",
-                "CT sinuses without contrast",
-                "sinuses",
-                ("Mucosal thickening of the maxillary sinuses without air-fluid levels",),
-            ),
-            0.6,
-        ),
-    ),
-    "195967001": ((XR_CHEST, 0.5),),  # asthma
-    "44465007": (  # sprain of ankle
-        (
-            Study(
-                "XR",
-                "XR ankle, 3 views",
-                "ankle",
-                ("No fracture; lateral soft-tissue swelling",),
-            ),
-            0.7,
-        ),
-    ),
-    "62106007": (  # concussion
-        (
-            Study("CT", "CT head without contrast", "head", ("No acute intracranial abnormality",)),
-            0.5,
-        ),
-    ),
-    "10509002": ((XR_CHEST, 0.3),),  # acute bronchitis
-    "840539006": ((XR_CHEST, 0.3),),  # COVID-19
-}
 
 # Specialties of the practice and how many providers each has (160 in all).
 SPECIALTIES: tuple[tuple[str, int], ...] = (

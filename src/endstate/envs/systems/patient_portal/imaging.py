@@ -1,12 +1,12 @@
 """A patient's imaging: the studies their problems get, in the order a clinician orders them —
-a plain film of a site first, an MRI of the same site only after it (catalog.IMAGING) — each
-ordered by the clinician who manages the problem, on a weekday on or after its diagnosis."""
+a plain film of a site first, an MRI of the same site only after it (`imaging_catalog`) —
+each ordered by the clinician who manages the problem, on a weekday on or after its diagnosis."""
 
 from __future__ import annotations
 
 from datetime import date, timedelta
 
-from endstate.envs.systems.patient_portal import catalog
+from endstate.envs.systems.patient_portal import imaging_catalog
 from endstate.envs.systems.patient_portal.clinic import next_weekday
 from endstate.envs.systems.patient_portal.clinical import Case, Episode
 from endstate.envs.systems.patient_portal.history import History
@@ -17,12 +17,12 @@ STUDY_GAP = (90, 900)  # days from one study of a problem to the next one
 
 def _studies(
     h: History, code: str, reason: str, onset: date, who: str, lag: int
-) -> list[tuple[date, catalog.Study, str, str]]:
+) -> list[tuple[date, imaging_catalog.Study, str, str]]:
     """The problem's studies: the first within `lag` days of its diagnosis, each later one
     months after the one before."""
-    out: list[tuple[date, catalog.Study, str, str]] = []
+    out: list[tuple[date, imaging_catalog.Study, str, str]] = []
     day = next_weekday(onset + timedelta(days=h.rng.randint(0, lag)))
-    for study, chance in catalog.IMAGING.get(code, ()):
+    for study, chance in imaging_catalog.IMAGING.get(code, ()):
         if day >= h.today or h.rng.random() >= chance:
             break  # a later study of the problem follows an earlier one, never skips it
         out.append((day, study, reason, who))

@@ -11,9 +11,9 @@ import random
 from dataclasses import dataclass, field
 from datetime import date
 
-from endstate.envs.systems.patient_portal import catalog
-from endstate.envs.systems.patient_portal.catalog import Finding
+from endstate.envs.systems.patient_portal import social_findings
 from endstate.envs.systems.patient_portal.history import History
+from endstate.envs.systems.patient_portal.social_findings import Finding
 
 RETIRES_FROM, RETIRED_BY = 67, 72  # out of the labour force from these ages
 HIGHER_EDUCATION_AGE = 22  # the youngest age a degree is recorded at
@@ -52,22 +52,22 @@ class SocialHistory:
         """Everything the history holds true on a visit's day, in the catalogue's order."""
         out: list[Finding] = []
         if day in self.reviews:
-            out.append(catalog.MEDICATION_REVIEW)
+            out.append(social_findings.MEDICATION_REVIEW)
         for timeline, table in (
-            (self.employment, catalog.EMPLOYMENT),
-            (self.education, catalog.EDUCATION),
-            (self.smoking, catalog.SMOKING),
-            (self.alcohol, catalog.ALCOHOL),
+            (self.employment, social_findings.EMPLOYMENT),
+            (self.education, social_findings.EDUCATION),
+            (self.smoking, social_findings.SMOKING),
+            (self.alcohol, social_findings.ALCOHOL),
         ):
             key = timeline.at(day)
             if key is not None:
                 out.append(table[key])
         if day in self.unhealthy_drinking:
-            out.append(catalog.UNHEALTHY_DRINKING)
+            out.append(social_findings.UNHEALTHY_DRINKING)
         if day in self.housing:
-            out.append(catalog.HOUSING[self.housing[day]])
-        out += [f for f in catalog.EPISODIC if day in self.episodic.get(f, set())]
-        out += [f for f in catalog.LASTING if f in self.lasting and self.lasting[f] <= day]
+            out.append(social_findings.HOUSING[self.housing[day]])
+        out += [f for f in social_findings.EPISODIC if day in self.episodic.get(f, set())]
+        out += [f for f in social_findings.LASTING if f in self.lasting and self.lasting[f] <= day]
         return out
 
 
@@ -106,7 +106,7 @@ def _status(rng: random.Random, visits: list[date], shapes: dict[str, float]) ->
 
 def _employment(h: History, visits: list[date]) -> Timeline:
     t = Timeline()
-    work = list(catalog.EMPLOYMENT)
+    work = list(social_findings.EMPLOYMENT)
     for day in visits:
         years = _age(h, day)
         now = t.at(day)
@@ -147,12 +147,14 @@ def history(h: History, rich: bool) -> SocialHistory:
     unhealthy = _spell(rng, drinking, rich) if drinking and rng.random() < chance else set()
     housing: dict[date, str] = {}
     if rng.random() < (0.9 if rich else 0.16):
-        kind = rng.choice(list(catalog.HOUSING))
+        kind = rng.choice(list(social_findings.HOUSING))
         housing = dict.fromkeys(_spell(rng, visits, rich), kind)
-    episodic = {f: _spell(rng, visits, rich) for f in catalog.EPISODIC if rng.random() < chance}
+    episodic = {
+        f: _spell(rng, visits, rich) for f in social_findings.EPISODIC if rng.random() < chance
+    }
     lasting = {
         f: visits[0] if rich else rng.choice(visits)
-        for f in catalog.LASTING
+        for f in social_findings.LASTING
         if rng.random() < (0.8 if rich else 0.08)
     }
     reviews = {d for d in visits if rich or rng.random() < 0.5}

@@ -10,10 +10,15 @@ from endstate.envs.registry import System
 from endstate.envs.systems.scheduling.app import ROUTES
 from endstate.envs.systems.scheduling.app import SYSTEM as NAME
 from endstate.envs.systems.scheduling.directory import seed_directory
+from endstate.envs.systems.scheduling.outcomes import summarize_scheduling
+from endstate.envs.systems.scheduling.outcomes_view import scheduling_view
 from endstate.envs.systems.scheduling.prepare import prepare
+from endstate.envs.systems.scheduling.release_outcomes import RELEASE_OUTCOMES
+from endstate.envs.systems.scheduling.run_options import ALIASES, SchedulingOptions
 from endstate.envs.systems.scheduling.schema import DDL
 from endstate.envs.systems.scheduling.state import scheduling_state
 from endstate.envs.world import World
+from endstate.report.outcomes import OutcomeSection
 
 TOOL_CALL_BYTES = 256 * 1024
 
@@ -37,4 +42,13 @@ SYSTEM = System(
     prepare=prepare,
     # A tool call is a small JSON object: its arguments never need more.
     request_bytes=TOOL_CALL_BYTES,
+    options=SchedulingOptions,
+    aliases=ALIASES,
+)
+
+
+# The lab's report section and the outcomes its release gates count: the report and the gates
+# find them through the outcome registry (envs/builtin_outcomes.py), never by this name.
+OUTCOMES = OutcomeSection(
+    NAME, "Scheduling lab", summarize_scheduling, scheduling_view, RELEASE_OUTCOMES
 )

@@ -15,12 +15,15 @@ from starlette.routing import Mount, Route
 from endstate.envs.database import EpisodeClosed
 from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.systems.scheduling.binding import MCPEndpoint, session_id
-from endstate.envs.systems.scheduling.participant import user_turn
+from endstate.envs.systems.scheduling.entrance import serve
 from endstate.envs.systems.scheduling.service import SchedulingService
-from endstate.envs.systems.scheduling.tools import TOOL_NAMES, TOOLS, USER_TOOLS
+from endstate.envs.systems.scheduling.surface import refusal
+from endstate.envs.systems.scheduling.tools import TOOLS
 from endstate.envs.web import runtime_of, start_endpoint
 
 SYSTEM = "scheduling"
+# The HTTP status of a refusal that is about the request itself, not the service's rules.
+HTTP_STATUS = {"unknown_tool": 404, "bad_request": 400}
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
@@ -31,47 +34,38 @@ async def tool_list(request: Request) -> Response:
     return JSONResponse({"tools": [t.openai()["function"] | {"write": t.write} for t in TOOLS]})
 
 
-def _body(raw: bytes) -> tuple[dict[str, Any], str | None] | JSONResponse:
+def _body(raw: bytes) -> tuple[Any, Any] | str:
+    """(arguments, idempotency key) as sent, or why the body is not a request at all."""
     try:
         body = json.loads(raw or b"{}")
     except ValueError:
-        return _error(400, "bad_request", "the body is not JSON")
+        return "the body is not JSON"
     if not isinstance(body, dict):
-        return _error(400, "bad_request", "the body must be a JSON object")
-    arguments = body.get("arguments", {})
-    key = body.get("idempotency_key")
-    if not isinstance(arguments, dict):
-        return _error(400, "bad_request", "arguments must be a JSON object")
-    if key is not None and (not isinstance(key, str) or not 0 < len(key) <= 200):
-        return _error(400, "bad_request", "idempotency_key must be a string of 1-200 characters")
-    return arguments, key
+        return "the body must be a JSON object"
+    return body.get("arguments", {}), body.get("idempotency_key")
 
 
 async def call_tool(request: Request) -> Response:
     name = request.path_params["name"]
-    if name not in TOOL_NAMES:
-        return _error(404, "unknown_tool", f"no tool {name!r}; GET /tools lists them")
     rt = runtime_of(request)
     session = rt.session(SYSTEM, session_id(request))
     if session is None:
         return _error(401, "no_session", "not bound to an episode: open your start URL first")
     parsed = _body(await request.body())
-    if isinstance(parsed, JSONResponse):
-        return parsed
-    arguments, key = parsed
     episode = rt.episodes[session.episode_id]
     try:
         with episode.db.lease():
             conn = episode.db.conn
-            if name in USER_TOOLS:
-                answer = await user_turn(rt, conn, name, arguments)
+            if isinstance(parsed, str):  # still a request to this episode: traced
+                answer = refusal("bad_request", parsed)
+                SchedulingService(conn).refuse(name, {}, None, answer)
             else:
-                answer = SchedulingService(conn).call(name, arguments, key)
+                answer = await serve(rt, conn, name, *parsed)
     except EpisodeClosed:
         return _error(410, "episode_closed", "this episode has ended")
     except DescriptorsExhausted:
         return _error(503, "busy", "the server is at capacity; try again")
-    return JSONResponse(answer)
+    return JSONResponse(answer, HTTP_STATUS.get(str(answer.get("code")), 200))
 
 
 async def home(request: Request) -> Response:

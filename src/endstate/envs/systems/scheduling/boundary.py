@@ -20,10 +20,15 @@ BOUNDARY_OF_CODE = {
     "no_hold": "resource_conflict",
     "proposal_closed": "workflow_resume",
     "already_approved": "workflow_resume",
+    # Re-proposing the slot already under review: the agent did not carry the conversation's
+    # correction (or any change) into the revision it claims to make.
+    "revision_unchanged": "workflow_resume",
     "bad_arguments": "adapter_contract",
     "idempotency_key_missing": "adapter_contract",
     "idempotency_key_reused": "adapter_contract",
+    "idempotency_key_invalid": "adapter_contract",
     "unknown_tool": "adapter_contract",
+    "bad_request": "adapter_contract",
     "no_such_slot": "adapter_contract",
     "no_such_proposal": "adapter_contract",
 }

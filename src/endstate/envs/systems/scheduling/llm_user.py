@@ -5,7 +5,9 @@ The model only words the reply. What the user decides — whether a revision is 
 is the scripted rule's, and the approval is written by it, never by the model: a user that
 approves a proposal contradicting its goal cannot happen. What the user states is checked:
 a reply naming a number, date or time that is in none of its facts, the proposal it was shown
-or its correction is replaced by the scripted reply, so it never invents facts. Its model,
+or its correction is replaced by the scripted reply, so it never invents facts; so is a reply
+that reads as the opposite of the script's decision ("No, do not book anything" for an
+approval), and the turn's `worded_by` records why. Its model,
 endpoint, prompt version and these constraints are pinned in the run's manifest.
 """
 
@@ -19,10 +21,23 @@ from typing import Any
 from openai import AsyncOpenAI
 
 from endstate.envs.systems.scheduling.user import ScriptedUser
-from endstate.envs.systems.scheduling.user_model import USER_PROMPT, UserModel
+from endstate.envs.systems.scheduling.user_model import UserModel
 
 _FACTLIKE = re.compile(r"\d[\d:/.\-]*\d|\d")
 _YES = re.compile(r"\b(yes|go ahead|approve[ds]?|sounds good|book it)\b", re.IGNORECASE)
+_NO = re.compile(
+    r"\b(no(?! problem)|nope|don't|do not|not (?:ok|okay|right|what)|decline[ds]?|refuse[ds]?"
+    r"|rather not|never)\b",
+    re.IGNORECASE,
+)
+
+
+def contradicts(worded: str, approved: bool) -> bool:
+    """Whether the model's words say the opposite of the decision the script made: a refusal
+    worded for an approval, or an approval worded for a refusal."""
+    if approved:
+        return bool(_NO.search(worded)) and not _YES.search(worded)
+    return bool(_YES.search(worded))
 
 
 def invented(reply: str, grounds: str) -> list[str]:
@@ -58,25 +73,23 @@ class LLMUser(ScriptedUser):
             worded = await self._word(said, decision)
         except Exception as exc:  # the endpoint failed: this turn is the script's, and says so
             return self.record(
-                tool,
-                arguments,
-                said,
-                result | {"worded_by": f"script (model failed: {type(exc).__name__})"},
+                said, result | {"worded_by": f"script (model failed: {type(exc).__name__})"}
             )
         made_up = invented(worded, grounds)
         if not worded:
             why = "empty"
         elif made_up:
             why = f"stated {', '.join(made_up)}, which it was not given"
-        elif tool == "request_approval" and not result.get("approved") and _YES.search(worded):
-            why = "sounded like an approval it did not give"
-        else:
-            return self.record(
-                tool, arguments, said, result | {"reply": worded, "worded_by": "model"}
+        elif tool == "request_approval" and contradicts(worded, bool(result.get("approved"))):
+            why = (
+                "read as a refusal of an approval it gave"
+                if result.get("approved")
+                else "sounded like an approval it did not give"
             )
-        return self.record(
-            tool, arguments, said, result | {"worded_by": f"script (model reply refused: {why})"}
-        )
+        else:
+            return self.record(said, result | {"reply": worded, "worded_by": "model"})
+        # The scripted wording stands in; the conversation says the model's words were refused.
+        return self.record(said, result | {"worded_by": f"script (model reply refused: {why})"})
 
     async def _word(self, said: str, decision: str) -> str:
         key = os.environ.get(self.model.api_key_env) or os.environ.get("OPENAI_API_KEY")
@@ -87,7 +100,7 @@ class LLMUser(ScriptedUser):
                 model=self.model.model,
                 temperature=self.model.temperature,
                 messages=[
-                    {"role": "system", "content": USER_PROMPT},
+                    {"role": "system", "content": self.model.prompt},
                     {"role": "user", "content": f"{decision}\n\nThe assistant says: {said}"},
                 ],
             )

@@ -20,9 +20,8 @@ from starlette.requests import Request
 from endstate.envs.database import EpisodeClosed
 from endstate.envs.descriptors import DescriptorsExhausted
 from endstate.envs.systems.scheduling.binding import session_id
-from endstate.envs.systems.scheduling.participant import user_turn
-from endstate.envs.systems.scheduling.service import SchedulingService
-from endstate.envs.systems.scheduling.tools import TOOLS, USER_TOOLS
+from endstate.envs.systems.scheduling.entrance import serve
+from endstate.envs.systems.scheduling.tools import TOOLS
 from endstate.envs.web import runtime_of
 
 SYSTEM = "scheduling"
@@ -63,18 +62,11 @@ async def _call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Cal
             }
         )
     arguments = dict(params.arguments or {})
-    key = arguments.pop("idempotency_key", None)
+    key = arguments.pop("idempotency_key", None)  # an argument here, an envelope field in HTTP
     episode = rt.episodes[session.episode_id]
     try:
         with episode.db.lease():
-            conn = episode.db.conn
-            if params.name in USER_TOOLS:
-                return _answer(await user_turn(rt, conn, params.name, arguments))
-            return _answer(
-                SchedulingService(conn).call(
-                    params.name, arguments, key if isinstance(key, str) else None
-                )
-            )
+            return _answer(await serve(rt, episode.db.conn, params.name, arguments, key))
     except EpisodeClosed:
         return _answer(
             {"status": "refused", "code": "episode_closed", "message": "this episode has ended"}

@@ -34,8 +34,9 @@ CREATE TABLE sc_revisions (
   note TEXT, request_id INTEGER NOT NULL, PRIMARY KEY (proposal_id, revision));
 CREATE TABLE sc_approvals (
   id INTEGER PRIMARY KEY, proposal_id INTEGER NOT NULL, revision INTEGER NOT NULL,
-  kind TEXT NOT NULL, actor TEXT NOT NULL, request_id INTEGER NOT NULL, at TEXT NOT NULL,
-  UNIQUE (proposal_id, revision, kind));
+  kind TEXT NOT NULL, channel TEXT NOT NULL DEFAULT '', body_sha256 TEXT NOT NULL DEFAULT '',
+  actor TEXT NOT NULL, request_id INTEGER NOT NULL, at TEXT NOT NULL,
+  UNIQUE (proposal_id, revision, kind, channel, body_sha256));
 CREATE TABLE sc_appointments (
   id INTEGER PRIMARY KEY, patient_id TEXT NOT NULL, slot_id TEXT NOT NULL,
   status TEXT NOT NULL, external_id TEXT, external_seq INTEGER NOT NULL DEFAULT 0,

@@ -4,8 +4,10 @@ One request is one transaction: its rows, its audit rows and its request record 
 together or not at all. The invariants hold whoever calls: a confirmation names the latest
 revision and that revision's booking approval; a communication needs its own approval; an
 expired hold cannot be booked; a write retried with its idempotency key happens once. A refused
-request is recorded too (status `refused`), so an attempted violation is evidence; so is a
-request whose outcome the external system left unknown (status `unknown`).
+request is recorded too (status `refused`), so an attempted violation is evidence — the ones
+refused at the gate (surface.admit: unknown tool, bad arguments, missing or malformed key)
+and a key replayed with other arguments included; so is a request whose outcome the
+external system left unknown (status `unknown`).
 """
 
 from __future__ import annotations
@@ -17,46 +19,62 @@ from typing import Any
 from endstate.envs.systems.scheduling.connector import ConnectorTimeout
 from endstate.envs.systems.scheduling.reads import Reads
 from endstate.envs.systems.scheduling.store import Refused
+from endstate.envs.systems.scheduling.surface import KEY_CHARS, admit, refusal
 from endstate.envs.systems.scheduling.writes import External, Writes
 
 READS = ("find_patient", "list_slots", "list_appointments", "get_proposal", "lookup_external")
 WRITES = ("hold_slot", "propose", "revise", "confirm", "send_communication", "approve")
 SENSITIVE = frozenset({"dob", "phone", "body"})  # kept in the trace as a short hash
+ARGUMENT_BYTES = 2048  # the most of a request's arguments the trace keeps
+
+
+def _hashed(value: Any) -> str:
+    return f"sha256:{hashlib.sha256(str(value).encode()).hexdigest()[:12]}"
 
 
 def minimised(arguments: dict[str, Any]) -> dict[str, Any]:
     """Arguments as the trace keeps them: sensitive values as a short hash, never as given."""
-    return {
-        k: (f"sha256:{hashlib.sha256(str(v).encode()).hexdigest()[:12]}" if k in SENSITIVE else v)
-        for k, v in sorted(arguments.items())
-    }
+    return {k: (_hashed(v) if k in SENSITIVE else v) for k, v in sorted(arguments.items())}
 
 
-def refusal(code: str, message: str) -> dict[str, Any]:
-    return {"status": "refused", "code": code, "message": message}
+def stored(arguments: Any) -> str:
+    """The trace's JSON of a request's arguments, whatever was sent: minimised, and cut to
+    ARGUMENT_BYTES (the cut says so, with the size and hash of the whole)."""
+    kept = minimised(arguments) if isinstance(arguments, dict) else {"_not_an_object": arguments}
+    text = json.dumps(kept, sort_keys=True, default=repr)
+    size = len(text.encode())
+    if size <= ARGUMENT_BYTES:
+        return text
+    return json.dumps(
+        {
+            "_truncated": True,
+            "_bytes": size,
+            "_sha256": hashlib.sha256(text.encode()).hexdigest(),
+            "_prefix": text.encode()[: ARGUMENT_BYTES // 2].decode(errors="ignore"),
+        }
+    )
 
 
 class SchedulingService(Reads, Writes):
     """The whole service as one actor sees it; `call` is its only entrance."""
 
     def call(self, tool: str, arguments: dict[str, Any], key: str | None = None) -> dict[str, Any]:
-        """Run one request; the answer is what the caller sees (`status` ok/refused/unknown)."""
-        if tool not in READS and tool not in WRITES:
-            return refusal("unknown_tool", f"no tool {tool!r}")
-        if tool in WRITES and not key:
-            missing = refusal(
-                "idempotency_key_missing", f"{tool} is a write: send an idempotency_key"
-            )
-            self.trace(tool, arguments, missing)
-            return missing
+        """Run one request; the answer is what the caller sees (`status` ok/refused/unknown).
+        Every request is recorded, the ones refused before they run included."""
+        refused = admit(tool, arguments, key, self.actor)
+        if refused is None and tool not in READS and tool not in WRITES:
+            refused = refusal("unknown_tool", f"{tool} is answered by the user, not the service")
+        if refused is not None:
+            self.refuse(tool, arguments, key, refused)
+            return refused
         if key is not None:
             replay = self._replay(tool, key, arguments)
             if replay is not None:
                 return replay
         try:
             return self._run(tool, arguments, key)
-        except Refused as refused:
-            result = refusal(refused.code, refused.message)
+        except Refused as exc:
+            result = refusal(exc.code, exc.message)
         except ConnectorTimeout as timeout:
             result = {
                 "status": "unknown",
@@ -68,6 +86,13 @@ class SchedulingService(Reads, Writes):
         with self.transaction(tick=False) as at:
             self._record(tool, key, arguments, result, at)
         return result
+
+    def refuse(self, tool: Any, arguments: Any, key: Any, result: dict[str, Any]) -> None:
+        """Record a request refused before it ran. Its key is kept with a `#<id>` suffix, so
+        it never stands for (or replays as) the request that key really names."""
+        with self.transaction() as at:
+            mark = f"{str(key)[:KEY_CHARS]}#{self.request_id()}" if key is not None else None
+            self._record(str(tool)[:100], mark, arguments, result, at)
 
     def _run(self, tool: str, arguments: dict[str, Any], key: str | None) -> dict[str, Any]:
         extra = {"key": key} if tool == "confirm" else {}
@@ -98,8 +123,10 @@ class SchedulingService(Reads, Writes):
         ).fetchone()
         if row is None:
             return None
-        if json.loads(row[1]) != minimised(arguments):
-            return refusal("idempotency_key_reused", f"{key!r} was sent with other arguments")
+        if row[1] != stored(arguments):
+            reused = refusal("idempotency_key_reused", f"{key!r} was sent with other arguments")
+            self.refuse(tool, arguments, key, reused)
+            return reused
         if row[2] == "unknown":
             # Run it again under the same key: the connector deduplicates by it. The unknown
             # answer stays in the trace, under the key with a suffix.
@@ -114,7 +141,7 @@ class SchedulingService(Reads, Writes):
         return answer
 
     def _record(
-        self, tool: str, key: str | None, arguments: dict[str, Any], result: dict[str, Any], at: str
+        self, tool: str, key: str | None, arguments: Any, result: dict[str, Any], at: str
     ) -> None:
         self.conn.execute(
             "INSERT INTO sc_requests (tool, idempotency_key, arguments, status, result, actor, at)"
@@ -122,7 +149,7 @@ class SchedulingService(Reads, Writes):
             (
                 tool,
                 key,
-                json.dumps(minimised(arguments)),
+                stored(arguments),
                 result["status"],
                 json.dumps(result, sort_keys=True),
                 self.actor,

@@ -24,6 +24,15 @@ def _rows(episode: Episode, sql: str) -> list[dict[str, Any]]:
     return [dict(r) for r in episode.db.rows(sql)]
 
 
+def _approval(row: dict[str, Any]) -> dict[str, Any]:
+    """An approval as graders read it; a communication one with the channel and body hash
+    it approved (the body itself is in `communications`, once sent)."""
+    out = {k: row[k] for k in ("revision", "kind", "actor")}
+    if row["kind"] == "communication":
+        out |= {"channel": row["channel"], "body_sha256": row["body_sha256"]}
+    return out
+
+
 def _proposals(episode: Episode) -> list[dict[str, Any]]:
     revisions = _rows(
         episode,
@@ -31,7 +40,9 @@ def _proposals(episode: Episode) -> list[dict[str, Any]]:
         "ORDER BY proposal_id, revision",
     )
     approvals = _rows(
-        episode, "SELECT proposal_id, revision, kind, actor FROM sc_approvals ORDER BY id"
+        episode,
+        "SELECT proposal_id, revision, kind, channel, body_sha256, actor FROM sc_approvals "
+        "ORDER BY id",
     )
     out = []
     for p in _rows(
@@ -44,11 +55,7 @@ def _proposals(episode: Episode) -> list[dict[str, Any]]:
             | {
                 "revisions": [{k: r[k] for k in ("revision", "slot_id", "note")} for r in mine],
                 "latest_revision": max((r["revision"] for r in mine), default=0),
-                "approvals": [
-                    {k: a[k] for k in ("revision", "kind", "actor")}
-                    for a in approvals
-                    if a["proposal_id"] == p["id"]
-                ],
+                "approvals": [_approval(a) for a in approvals if a["proposal_id"] == p["id"]],
             }
         )
     return out
@@ -78,8 +85,11 @@ def _requests(episode: Episode) -> list[dict[str, Any]]:
         "actor, at FROM sc_requests ORDER BY id",
     ):
         result = json.loads(r["result"])
+        # A model-worded user's turn says whose words reached the agent (and why not the model's).
+        worded = {"worded_by": result["worded_by"]} if "worded_by" in result else {}
         out.append(
-            {
+            worded
+            | {
                 "id": r["id"],
                 "tool": r["tool"],
                 "actor": r["actor"],
@@ -108,6 +118,7 @@ def scheduling_state(world: World, episode: Episode, events: list[dict[str, Any]
     proposals = _proposals(episode)
     script = episode.db.row("SELECT value FROM sc_settings WHERE key = 'user'")
     user: dict[str, Any] = json.loads(script[0]) if script is not None else {}
+    pin = episode.db.row("SELECT value FROM sc_settings WHERE key = 'user_sha256'")
     communications = _rows(
         episode,
         "SELECT id, patient_id, proposal_id, revision, channel, body, approval_id "
@@ -160,5 +171,6 @@ def scheduling_state(world: World, episode: Episode, events: list[dict[str, Any]
             "untraceable_results": _untraceable(episode),
             "trace_boundary": trace_boundary(requests, user.get("patient_id")),
             "recovered": recovered(requests, proposals),
+            "user_sha256": pin[0] if pin is not None else None,
         },
     }

@@ -3,6 +3,7 @@ asking, the episode clock, the audit log and the lookups that refuse with a reas
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -10,6 +11,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from endstate.envs.systems.scheduling.connector import Behaviour
+
+
+def body_sha256(body: str) -> str:
+    """The hash a communication approval keeps of the exact body it approved."""
+    return hashlib.sha256(body.encode()).hexdigest()
 
 
 class Refused(Exception):
@@ -119,10 +125,14 @@ class Store:
             )
         return latest
 
-    def approval(self, proposal_id: int, revision: int, kind: str) -> int | None:
+    def approval(
+        self, proposal_id: int, revision: int, kind: str, channel: str = "", digest: str = ""
+    ) -> int | None:
+        """The approval of a revision; a communication one for one channel and body hash."""
         row = self.conn.execute(
-            "SELECT id FROM sc_approvals WHERE proposal_id = ? AND revision = ? AND kind = ?",
-            (proposal_id, revision, kind),
+            "SELECT id FROM sc_approvals WHERE proposal_id = ? AND revision = ? AND kind = ? "
+            "AND channel = ? AND body_sha256 = ?",
+            (proposal_id, revision, kind, channel, digest),
         ).fetchone()
         return int(row[0]) if row else None
 

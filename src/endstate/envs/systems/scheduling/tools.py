@@ -49,6 +49,7 @@ def _obj(required: list[str], **props: dict[str, Any]) -> dict[str, Any]:
 
 _S = {"type": "string"}
 _I = {"type": "integer"}
+_CHANNEL = {"type": "string", "enum": ["sms", "email", "portal"]}
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
@@ -99,20 +100,24 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "revise",
-        "A new revision of a proposal with another slot; earlier approvals do not carry over."
-        + KEY_NOTE,
+        "A new revision of a proposal with another slot (the latest revision's slot is refused: "
+        "a revision must change something); earlier approvals do not carry over." + KEY_NOTE,
         _obj(["proposal_id", "slot_id"], proposal_id=_I, slot_id=_S, note=_S),
         write=True,
     ),
     ToolSpec(
         "request_approval",
         "Ask the user to approve a revision: kind booking (to confirm it) or communication (to "
-        "send a message about it). The user answers; an approval is recorded only if they agree.",
+        "send a message about it). A communication approval is for one exact message: give its "
+        "channel and body, which the user is shown; only that message may then be sent. The "
+        "user answers; an approval is recorded only if they agree.",
         _obj(
             ["proposal_id", "revision", "kind"],
             proposal_id=_I,
             revision=_I,
             kind={"type": "string", "enum": ["booking", "communication"]},
+            channel=_CHANNEL,
+            body=_S,
         ),
     ),
     ToolSpec(
@@ -130,12 +135,13 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "send_communication",
-        "Send the patient a message about a revision (needs communication approval)." + KEY_NOTE,
+        "Send the patient a message about a revision: it needs the user's communication approval "
+        "of this exact channel and body." + KEY_NOTE,
         _obj(
             ["proposal_id", "revision", "channel", "body"],
             proposal_id=_I,
             revision=_I,
-            channel={"type": "string", "enum": ["sms", "email", "portal"]},
+            channel=_CHANNEL,
             body=_S,
         ),
         write=True,
@@ -144,3 +150,18 @@ TOOLS: tuple[ToolSpec, ...] = (
 
 TOOL_NAMES = tuple(t.name for t in TOOLS)
 USER_TOOLS = ("request_approval", "message_user")  # answered by the simulated user
+
+# The user's own write, recorded as actor `user` when they agree: never an agent tool.
+APPROVE = ToolSpec(
+    "approve",
+    "The user approves a revision (for a communication: one exact channel and body).",
+    _obj(
+        ["proposal_id", "revision", "kind"],
+        proposal_id=_I,
+        revision=_I,
+        kind={"type": "string", "enum": ["booking", "communication"]},
+        channel=_CHANNEL,
+        body=_S,
+    ),
+    write=True,
+)

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from endstate.envs.systems.scheduling.connector import Connector
-from endstate.envs.systems.scheduling.store import Refused, Store
+from endstate.envs.systems.scheduling.store import Refused, Store, body_sha256
 
 ACTIONS = ("book", "reschedule", "cancel")
 APPROVAL_KINDS = ("booking", "communication")
@@ -85,12 +85,29 @@ class Writes(Store):
         if proposal["action"] == "cancel":
             raise Refused("bad_arguments", "a cancellation has no slot to revise")
         self.slot(slot_id)
-        revision = int(self.latest(proposal_id)["revision"]) + 1
+        latest = self.latest(proposal_id)
+        if latest["slot_id"] == slot_id:
+            raise Refused(
+                "revision_unchanged",
+                f"revision {latest['revision']} of proposal {proposal_id} already has slot "
+                f"{slot_id}: a revision must change the slot",
+            )
+        revision = int(latest["revision"]) + 1
         self._revision(proposal_id, revision, slot_id, note)
         self.audit("revise", at, proposal_id=proposal_id, revision=revision)
         return {"proposal_id": proposal_id, "revision": revision}
 
-    def approve(self, *, at: str, proposal_id: int, revision: int, kind: str) -> dict[str, Any]:
+    def approve(
+        self,
+        *,
+        at: str,
+        proposal_id: int,
+        revision: int,
+        kind: str,
+        channel: str = "",
+        body: str = "",
+    ) -> dict[str, Any]:
+        """The user's approval; a communication one binds the channel and the body's hash."""
         if self.actor != "user":
             raise Refused("not_authorized", "only the user approves a proposal")
         if kind not in APPROVAL_KINDS:
@@ -99,13 +116,16 @@ class Writes(Store):
             self._open(proposal_id)
         else:  # a message about a booking is approved before or after it is confirmed
             self.proposal(proposal_id)
+            if channel not in CHANNELS or not body.strip():
+                raise Refused("bad_arguments", "a communication approval names channel and body")
         self.require_latest(proposal_id, revision)
-        if self.approval(proposal_id, revision, kind) is not None:
-            raise Refused("already_approved", f"revision {revision} already has {kind} approval")
+        digest = body_sha256(body) if kind == "communication" else ""
+        if self.approval(proposal_id, revision, kind, channel, digest) is not None:
+            raise Refused("already_approved", f"revision {revision} already has this approval")
         cur = self.conn.execute(
-            "INSERT INTO sc_approvals (proposal_id, revision, kind, actor, request_id, at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (proposal_id, revision, kind, self.actor, self.request_id(), at),
+            "INSERT INTO sc_approvals (proposal_id, revision, kind, channel, body_sha256, actor,"
+            " request_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (proposal_id, revision, kind, channel, digest, self.actor, self.request_id(), at),
         )
         approval_id = int(cur.lastrowid or 0)
         self.audit(
@@ -153,16 +173,19 @@ class Writes(Store):
     ) -> dict[str, Any]:
         proposal = self.proposal(proposal_id)
         self.require_latest(proposal_id, revision)
-        approval_id = self.approval(proposal_id, revision, "communication")
-        if approval_id is None:
-            raise Refused(
-                "communication_not_approved",
-                f"revision {revision} of proposal {proposal_id} has no communication approval",
-            )
         if channel not in CHANNELS:
             raise Refused("bad_arguments", f"channel must be one of {', '.join(CHANNELS)}")
         if not body.strip():
             raise Refused("bad_arguments", "body is empty")
+        approval_id = self.approval(
+            proposal_id, revision, "communication", channel, body_sha256(body)
+        )
+        if approval_id is None:
+            raise Refused(
+                "communication_not_approved",
+                f"revision {revision} of proposal {proposal_id} has no communication approval "
+                f"for this {channel} message (the user approves one exact channel and body)",
+            )
         cur = self.conn.execute(
             "INSERT INTO sc_communications (patient_id, proposal_id, revision, channel, body, "
             "approval_id, request_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

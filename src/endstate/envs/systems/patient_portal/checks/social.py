@@ -14,15 +14,15 @@ from collections import defaultdict
 from datetime import date
 
 from endstate.envs import clinical
-from endstate.envs.systems.patient_portal import catalog
+from endstate.envs.systems.patient_portal import social_findings
 from endstate.envs.systems.patient_portal.model import Condition, Population
 
-GROUPS: dict[str, dict[str, catalog.Finding]] = {
-    "smoking": catalog.SMOKING,
-    "alcohol": catalog.ALCOHOL,
-    "employment": catalog.EMPLOYMENT,
-    "education": catalog.EDUCATION,
-    "housing": catalog.HOUSING,
+GROUPS: dict[str, dict[str, social_findings.Finding]] = {
+    "smoking": social_findings.SMOKING,
+    "alcohol": social_findings.ALCOHOL,
+    "employment": social_findings.EMPLOYMENT,
+    "education": social_findings.EDUCATION,
+    "housing": social_findings.HOUSING,
 }
 STATUS = {code: (group, key) for group, t in GROUPS.items() for key, (code, _) in t.items()}
 DEGREE_AGE = 20
@@ -41,7 +41,7 @@ def _one_visit(found: list[Condition]) -> list[str]:
     for group, rows in keys.items():
         if len(rows) > 1:
             out.append(f"{_label(rows[1])}: a second {group} status beside {rows[0].description}")
-    unhealthy = [c for c in found if c.code == catalog.UNHEALTHY_DRINKING[0]]
+    unhealthy = [c for c in found if c.code == social_findings.UNHEALTHY_DRINKING[0]]
     sober = [c for c in keys.get("alcohol", []) if STATUS[c.code][1] != "current"]
     if unhealthy and sober:
         out.append(f"{_label(unhealthy[0])}: unhealthy drinking beside {sober[0].description}")
@@ -84,6 +84,6 @@ def problems(pop: Population, today: date) -> list[str]:
         for found in ordered:
             for c in found:
                 years = clinical.age(born[pid], date.fromisoformat(c.onset))
-                if c.code == catalog.EDUCATION["higher"][0] and years < DEGREE_AGE:
+                if c.code == social_findings.EDUCATION["higher"][0] and years < DEGREE_AGE:
                     out.append(f"{_label(c)}: a degree recorded at age {years}")
     return out
