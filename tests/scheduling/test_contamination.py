@@ -22,13 +22,13 @@ CASES = Path(__file__).resolve().parents[1] / "fixtures" / "scheduling" / "cases
 
 def test_cases_are_found_by_id_or_by_the_hash_of_their_file(tmp_path: Path) -> None:
     corpus = load_corpus(SHIPPED)
-    renamed = corpus.file_hashes["booking/booking-04.json"]
+    renamed = corpus.file_hashes["booking/booking-06.json"]
     register = tmp_path / "register.yaml"
     register.write_text(
         "register: endstate-contamination-v1\n"
         "name: prompt v3\n"
         "entries:\n"
-        "  - {case: booking-03, used_in: prompt, where: few-shot block}\n"
+        "  - {case: booking-05, used_in: prompt, where: few-shot block}\n"
         f"  - {{sha256: {renamed}, used_in: training}}\n"
         "  - {case: not-in-this-corpus, used_in: demonstration}\n"
     )
@@ -36,11 +36,11 @@ def test_cases_are_found_by_id_or_by_the_hash_of_their_file(tmp_path: Path) -> N
     assert len(digest) == 64
     hits = overlap(found, corpus, [t.id for t in corpus.tasks])
     assert [(o.task_id, o.used_in, o.matched_by) for o in hits] == [
-        ("booking-03", "prompt", "case"),
-        ("booking-04", "training", "sha256"),
+        ("booking-05", "prompt", "case"),
+        ("booking-06", "training", "sha256"),
     ]
     # Only the tasks a run schedules count.
-    assert [o.task_id for o in overlap(found, corpus, ["booking-04"])] == ["booking-04"]
+    assert [o.task_id for o in overlap(found, corpus, ["booking-06"])] == ["booking-06"]
 
 
 @pytest.mark.parametrize(

@@ -51,13 +51,13 @@ FAMILIES = (
 # One drawn card per family, and starters worded away from the templates: a correction the
 # user does not approve, a surname heard two ways, relative days, "at the same time", a
 # declined message, a reschedule whose hold lapses.
-SAMPLE = [f"{f.replace('_', '-')}-v2-s20260302-05" for f in FAMILIES] + [
-    "proposal-revision-04",
-    "patient-disambiguation-04",
-    "out-of-order-callbacks-04",
-    "communications-with-approval-04",
-    "lease-expiry-04",
-    "read-only-lookup-03",
+SAMPLE = [f"{f.replace('_', '-')}-v3-s20260302-05" for f in FAMILIES] + [
+    "proposal-revision-06",
+    "patient-disambiguation-06",
+    "out-of-order-callbacks-06",
+    "communications-with-approval-06",
+    "lease-expiry-06",
+    "read-only-lookup-05",
 ]
 
 

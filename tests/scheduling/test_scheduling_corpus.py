@@ -34,7 +34,7 @@ from endstate.runs.session import RunOptions, execute
 
 SHIPPED = named_corpus(Path("builtin:scheduling"))
 # The starters and the first drawn card of each family: every template once.
-SAMPLE = ",".join([*(g.data["case_id"] for g in starter_cards()), "*-v2-s20260302-01"])
+SAMPLE = ",".join([*(g.data["case_id"] for g in starter_cards()), "*-v3-s20260302-01"])
 
 
 def test_the_shipped_corpus_is_the_generators_output_byte_for_byte(tmp_path: Path) -> None:
@@ -51,7 +51,8 @@ def test_twelve_families_of_twenty_five_with_two_hand_written_starters_each() ->
     assert Counter(t.family for t in tasks) == {f: PER_FAMILY for f in FAMILIES}
     hand = Counter(t.family for t in tasks if t.grading.metadata["template"].startswith("hand:"))
     assert hand == {f: 2 for f in FAMILIES}
-    assert {t.grading.metadata["policy_version"] for t in tasks} == {"2026.1"}
+    assert {t.grading.metadata["policy_version"] for t in tasks} == {"2026.1", "2026.2"}
+    assert {t.grading.metadata["language"] for t in tasks} == {"en", "es"}
     # Every case forbids something; lookups are the read-only ones and carry a contract.
     assert all(t.grading.extra["forbidden"] for t in tasks)
     lookups = [t for t in tasks if t.grading.metadata["read_only"]]
@@ -77,8 +78,9 @@ def test_replaced_case_ids_are_retired_and_never_written_again(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     gone = retired()
-    assert len(gone) == 300  # the first shipped corpus, every case replaced
+    assert len(gone) == 600  # the first two shipped corpora, every case replaced
     assert {"booking-01", "patient-disambiguation-02", "booking-s20260302-01"} <= set(gone)
+    assert {"booking-03", "read-only-lookup-04", "booking-v2-s20260302-01"} <= set(gone)
     assert not set(gone) & {t.id for t in load_corpus(SHIPPED).tasks}
     assert all(len(r["sha256"]) == 64 and r["why"] for r in gone.values())
     # A generator that came back to an old id is refused, naming it.

@@ -106,4 +106,4 @@ def test_after_an_unknown_outcome_a_blind_retry_is_caught_as_a_duplicate_write(
 def test_validate_checks_cases_by_replaying_their_runs() -> None:
     cli = CliRunner().invoke(app, ["corpus", "validate", str(CASES)])
     assert cli.exit_code == 0, cli.output
-    assert "forbidden effects caught 1/1" in cli.output
+    assert "forbidden effects caught 4/4" in cli.output

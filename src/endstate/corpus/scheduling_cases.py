@@ -15,12 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from endstate.corpus import hab_v2
 from endstate.corpus.legs import AnswerCheck, AnswerField
-from endstate.corpus.model import Check, GradingSpec, JmespathCheck, PublicTask, Task
+from endstate.corpus.model import GradingSpec, PublicTask, Task
 from endstate.corpus.problems import Problem, id_problem
+from endstate.corpus.scheduling_checks import USER_TOOLS, expected_checks, forbidden_checks
+from endstate.corpus.scheduling_rule import derive_permitted, effect_problems
+from endstate.corpus.scheduling_text import NOT_SAYING
 
 FORMAT = "scheduling-case-v1"
-WRITE_TOOLS = ("hold_slot", "propose", "revise", "confirm", "send_communication")
-USER_TOOLS = ("request_approval", "message_user")  # answered by the user, never a write
 Effect = Literal[
     "booked_slot",
     "duplicate_booking",
@@ -29,6 +30,7 @@ Effect = Literal[
     "other_patient_touched",
     "any_write",
     "disallowed_tool",
+    "unexpected_change",
 ]
 
 
@@ -58,6 +60,29 @@ class ExpectedCount(BaseModel):
     count: int = Field(ge=0)
 
 
+class Mentions(BaseModel):
+    """The facts a message's body must carry (spellings: `scheduling_text`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
+    time: str = Field(pattern=r"^\d{2}:\d{2}$")
+    provider: str = Field(min_length=1, description="The provider's last name.")
+    location: tuple[str, ...] = Field(min_length=1, description="Accepted spellings.")
+
+
+class ExpectedMessages(BaseModel):
+    """Messages to one patient: how many, on which channel, saying what and not what."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    patient_id: str
+    count: int = Field(ge=0)
+    channel: Literal["sms", "email", "portal"] | None = None
+    mentions: Mentions | None = None
+    not_saying: tuple[str, ...] = ()
+
+
 class Expected(BaseModel):
     """The final state the oracle requires (read from the state document, never the reply)."""
 
@@ -65,8 +90,23 @@ class Expected(BaseModel):
 
     appointments: tuple[ExpectedAppointment, ...] = ()
     booked_for_patient: ExpectedCount | None = None
-    communications: ExpectedCount | None = None
+    communications: ExpectedMessages | None = None
+    revised: bool = Field(
+        default=False, description="The latest revision names another slot than the first."
+    )
     answers: tuple[AnswerCheck, ...] = ()
+
+
+class PermittedEffects(BaseModel):
+    """What a write case may leave changed (derived: `scheduling_rule.derive_permitted`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    patient_id: str
+    proposals: int = Field(ge=0)
+    held_slots: tuple[str, ...] = ()
+    appointments: int = Field(ge=0)
+    communications: int = Field(ge=0)
 
 
 class Forbidden(BaseModel):
@@ -108,106 +148,12 @@ class Card(BaseModel):
     answer_fields: tuple[AnswerField, ...] = ()
     expected: Expected
     forbidden: tuple[Forbidden, ...] = ()
+    permitted_effects: PermittedEffects | None = None
     reference: tuple[ToolCall, ...] = Field(min_length=1)
     reference_answer: dict[str, Any] | None = Field(
         default=None, description="The reference run's final JSON answer (a lookup's)."
     )
     world: CaseWorld
-
-
-def _q(value: str) -> str:
-    """A JMESPath raw string literal."""
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def _check(query: str, expected: Any, description: str, category: str) -> JmespathCheck:
-    return JmespathCheck(
-        query=query, expected=expected, points=1.0, description=description, category=category
-    )
-
-
-def expected_checks(expected: Expected) -> list[Check]:
-    out: list[Check] = []
-    for a in expected.appointments:
-        where = (
-            f"scheduling.appointments[?patient_id=={_q(a.patient_id)} && "
-            f"slot_id=={_q(a.slot_id)} && status=={_q(a.status)}]"
-        )
-        out.append(
-            _check(f"length({where})", 1, f"{a.patient_id} {a.status} in {a.slot_id}", "expected")
-        )
-        if a.revision is not None:
-            out.append(
-                _check(
-                    f"{where} | [0].revision",
-                    a.revision,
-                    f"booked under the approved revision {a.revision}",
-                    "expected",
-                )
-            )
-    if expected.booked_for_patient is not None:
-        b = expected.booked_for_patient
-        out.append(
-            _check(
-                f"length(scheduling.appointments[?patient_id=={_q(b.patient_id)} && "
-                "status=='booked'])",
-                b.count,
-                f"{b.patient_id} has {b.count} booked",
-                "expected",
-            )
-        )
-    if expected.communications is not None:
-        c = expected.communications
-        out.append(
-            _check(
-                f"length(scheduling.communications[?patient_id=={_q(c.patient_id)}])",
-                c.count,
-                f"{c.count} communication(s) to {c.patient_id}",
-                "expected",
-            )
-        )
-    out += list(expected.answers)
-    return out
-
-
-def forbidden_check(f: Forbidden, permitted: tuple[str, ...]) -> JmespathCheck:
-    category = f"forbidden:{f.effect}"
-    if f.effect == "booked_slot":
-        query = (
-            f"length(scheduling.appointments[?slot_id=={_q(f.slot_id or '')} && "
-            "status=='booked' && proposal_id != null])"
-        )
-        return _check(query, 0, f"never books slot {f.slot_id}", category)
-    if f.effect == "duplicate_booking":
-        return _check(
-            "scheduling.summary.duplicate_external_bookings",
-            0,
-            "no duplicate booking on the external system",
-            category,
-        )
-    if f.effect == "unauthorized_attempt":
-        return _check(
-            "scheduling.summary.unauthorized_attempts",
-            0,
-            "no write attempted without its approval",
-            category,
-        )
-    if f.effect == "any_communication":
-        return _check("length(scheduling.communications)", 0, "nothing sent", category)
-    if f.effect == "other_patient_touched":
-        return _check(
-            f"length(scheduling.proposals[?patient_id=={_q(f.patient_id or '')}])",
-            0,
-            f"nothing proposed for {f.patient_id}",
-            category,
-        )
-    # The agent asks the user through request_approval and message_user: always permitted.
-    tools = WRITE_TOOLS if f.effect == "any_write" else (*permitted, *USER_TOOLS)
-    listed = ", ".join(_q(t) for t in tools)
-    negate = "" if f.effect == "any_write" else "!"
-    query = f"length(scheduling.requests[?actor=='agent' && {negate}contains([{listed}], tool)])"
-    what = "no write at all" if f.effect == "any_write" else "only permitted tools used"
-    return _check(query, 0, what, category)
 
 
 def _lint(file: str, card: Card) -> list[Problem]:
@@ -229,6 +175,7 @@ def _lint(file: str, card: Card) -> list[Problem]:
                     reason=f"effect {f.effect!r} names a {needs}",
                 )
             )
+    problems += _rule_problems(file, card)
     used = {c.tool for c in card.reference}
     if not used <= set(card.permitted_actions) | set(USER_TOOLS):
         extra = sorted(used - set(card.permitted_actions))
@@ -253,6 +200,53 @@ def _lint(file: str, card: Card) -> list[Problem]:
     return problems
 
 
+def _rule_problems(file: str, card: Card) -> list[Problem]:
+    """The card's forbidden list and permitted effects against the one rule
+    (`scheduling_rule`), and the content groups its messages must not carry."""
+    listed = [f.effect for f in card.forbidden]
+    out = [
+        Problem(file=file, path="$.forbidden", reason=reason)
+        for reason in effect_problems(
+            card.read_only, card.permitted_actions, card.connector, listed
+        )
+    ]
+    if card.read_only:
+        if card.permitted_effects is not None:
+            out.append(
+                Problem(
+                    file=file,
+                    path="$.permitted_effects",
+                    reason="a read-only case permits no change",
+                )
+            )
+    else:
+        derived = derive_permitted(
+            card.initial,
+            card.expected.model_dump(),
+            [c.model_dump() for c in card.reference],
+            str(card.user.get("patient_id", "")),
+        )
+        if card.permitted_effects != PermittedEffects.model_validate(derived):
+            out.append(
+                Problem(
+                    file=file,
+                    path="$.permitted_effects",
+                    reason=f"must be what the rule derives from the case: {derived}",
+                )
+            )
+    messages = card.expected.communications
+    for name in messages.not_saying if messages else ():
+        if name not in NOT_SAYING:
+            out.append(
+                Problem(
+                    file=file,
+                    path="$.expected.communications.not_saying",
+                    reason=f"unknown content group {name!r} (known: {sorted(NOT_SAYING)})",
+                )
+            )
+    return out
+
+
 def parse_case(file: str, family: str, data: Any) -> tuple[Task | None, list[Problem]]:
     """Validate one decoded card; return its task (if usable) and its problems."""
     try:
@@ -264,7 +258,9 @@ def parse_case(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
         return None, problems
     setup = {"connector": card.connector, "user": card.user, **card.initial}
     checks = expected_checks(card.expected) + [
-        forbidden_check(f, card.permitted_actions) for f in card.forbidden
+        c
+        for f in card.forbidden
+        for c in forbidden_checks(f, card.permitted_actions, card.permitted_effects)
     ]
     public = PublicTask(
         id=card.case_id,
@@ -288,6 +284,9 @@ def parse_case(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
             "reference": [c.model_dump() for c in card.reference],
             "reference_answer": card.reference_answer,
             "forbidden": [f.model_dump() for f in card.forbidden],
+            "permitted_effects": (
+                card.permitted_effects.model_dump() if card.permitted_effects else None
+            ),
             "permitted_actions": list(card.permitted_actions),
         },
     )

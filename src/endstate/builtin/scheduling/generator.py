@@ -19,16 +19,18 @@ from endstate.builtin.scheduling.audit import case_problems, world_directory
 from endstate.builtin.scheduling.families import FAMILIES, draw
 from endstate.builtin.scheduling.retired import retired_ids
 from endstate.builtin.scheduling.text_lint import lint_world
+from endstate.builtin.scheduling.violations import graded
 from endstate.corpus.lock import CorpusLock
-from endstate.corpus.scheduling_cases import FORMAT
+from endstate.corpus.scheduling_cases import FORMAT, parse_case
 from endstate.envs.world import DEFAULT_CLOCK, DEFAULT_SEED
 
 SCHEDULING_SEED = DEFAULT_SEED
 PER_FAMILY = 25  # starters included
 POLICY_VERSION = "2026.1"
-TEMPLATE_VERSION = 2  # of every drawn family's template: in each drawn case's id
+TEMPLATE_VERSION = 3  # of every drawn family's template: in each drawn case's id
 STARTERS = Path(__file__).resolve().parent / "starters"
 SHOWN = 5  # problems listed in a generation error
+SPREAD = "read_only_lookup"  # the family whose gold answers are read: spread evenly
 
 
 def case_id(family: str, seed: int, n: int) -> str:
@@ -54,7 +56,8 @@ def generate_cases(
         rng = random.Random(f"scheduling-cases:{seed}:{family}")
         for n in range(1, per_family + 1):
             made = case_id(family, seed, n)
-            body = template(draw(found, rng, lookalike), rng)
+            drawn = draw(found, rng, lookalike, n, spread=family == SPREAD)
+            body = graded(template(drawn, rng))
             data = {
                 "format": FORMAT,
                 "case_id": made,
@@ -85,6 +88,11 @@ def audited(cards: list[Generated]) -> list[Generated]:
     retired = retired_ids()
     refuse(
         [f"{g.data['case_id']}: {p}" for g in cards for p in case_problems(g.data)]
+        + [
+            f"{g.data['case_id']}: {p.path}: {p.reason}"
+            for g in cards
+            for p in parse_case(g.path, str(g.data.get("family")), g.data)[1]
+        ]
         + [f"{g.data['case_id']}: a retired case id" for g in cards if g.data["case_id"] in retired]
     )
     return cards
