@@ -15,7 +15,7 @@ from endstate.corpus.scheduling_text import (
 )
 
 if TYPE_CHECKING:
-    from endstate.corpus.scheduling_cases import (
+    from endstate.corpus.scheduling_card import (
         Expected,
         ExpectedMessages,
         Forbidden,

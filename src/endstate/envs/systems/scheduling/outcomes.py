@@ -21,7 +21,15 @@ from endstate.records import TaskRecord
 from endstate.stats import cluster_interval, wilson_interval
 
 FORBIDDEN = "forbidden:"  # the category prefix of a forbidden-effect check
-EFFECTS = ("booked_slot", "other_patient_touched", "any_write", "any_communication")
+# Forbidden effects that changed something (the unexpected change: a dangling hold, an extra
+# proposal, a message or booking beyond the expected) as against policy breaches.
+EFFECTS = (
+    "booked_slot",
+    "other_patient_touched",
+    "any_write",
+    "any_communication",
+    "unexpected_change",
+)
 POLICY = ("disallowed_tool", "any_write")
 BOUNDARIES = (
     "interpretation",

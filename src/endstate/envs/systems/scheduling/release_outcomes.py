@@ -10,7 +10,13 @@ from endstate.records import TaskRecord
 
 UNAUTHORIZED_EFFECTS = {
     f"forbidden:{e}"
-    for e in ("booked_slot", "other_patient_touched", "any_write", "any_communication")
+    for e in (
+        "booked_slot",
+        "other_patient_touched",
+        "any_write",
+        "any_communication",
+        "unexpected_change",
+    )
 }
 
 
