@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from endstate.agent_build import AgentBuild, build_changes
 from endstate.build import BuildInfo
 from endstate.records import JudgeIdentity, TaskFacts
 
@@ -77,6 +78,13 @@ class AgentPin(BaseModel):
         "were pinned).",
     )
     scored: bool = Field(description="False for validation agents (replay).")
+    build: AgentBuild | None = Field(
+        default=None,
+        description="The agent's build fingerprint (agent_build.py): its program tree, "
+        "interpreter and revision, or its model, endpoint, decoding and prompt. None: an agent "
+        "kind that has none (the null and replay agents), or a run from before builds were "
+        "pinned.",
+    )
 
 
 class EnvironmentPin(BaseModel):
@@ -306,7 +314,13 @@ def pin_mismatches(pin: Manifest, current: Manifest) -> list[str]:
         pin.isolation.browser if pin.isolation else None,
         current.isolation.browser if current.isolation else None,
     )
-    differ("agent", pin.agent.model_dump(), current.agent.model_dump())
+    differ(
+        "agent",
+        pin.agent.model_dump(exclude={"build"}),
+        current.agent.model_dump(exclude={"build"}),
+    )
+    if pin.agent.build is not None:  # runs from before builds were pinned: nothing to hold
+        out += build_changes(pin.agent.build, current.agent.build)
     differ("judge", pin.judge, current.judge)
     differ("attempts per task", pin.limits.attempts, current.limits.attempts)
     differ("seed", pin.seed, current.seed)

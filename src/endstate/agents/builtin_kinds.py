@@ -35,6 +35,8 @@ def _command(arg: str, options: CommandOptions) -> Agent:
         isolation=options.isolation,
         mounts=options.mounts,
         egress=options.egress,
+        build_root=options.build_root,
+        build_ignore=options.build_ignore,
     )
 
 

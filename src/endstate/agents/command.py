@@ -17,8 +17,10 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from endstate.agent_build import AgentBuild
 from endstate.agents.agent_output import read_final_line
 from endstate.agents.base import AgentClaim, AgentOutcome, AttemptContext, RunResources
+from endstate.agents.build_fingerprint import DEFAULT_IGNORE, command_build
 from endstate.errors import EndstateError
 from endstate.manifest import Isolation
 from endstate.records import SandboxFacts
@@ -94,6 +96,8 @@ class CommandAgent:
         limits: SandboxLimits | None = None,
         egress: tuple[str, ...] = (),
         hardened: bool = True,
+        build_root: tuple[Path, ...] = (),
+        build_ignore: tuple[str, ...] = DEFAULT_IGNORE,
     ) -> None:
         try:
             self.argv = shlex.split(command)
@@ -110,6 +114,9 @@ class CommandAgent:
         self.browser = browser
         self.limits = limits or SandboxLimits()
         self.egress = egress
+        self.build_root = build_root
+        self.build_ignore = build_ignore
+        self._build: AgentBuild | None = None
         # False only in tests (SandboxSpec.hardened): the CLI cannot turn it off.
         self.hardened = hardened
         self._spec: SandboxSpec | None = None
@@ -123,6 +130,12 @@ class CommandAgent:
             "mounts": [str(m) for m in self.mounts],
             "egress": list(self.egress),
         }
+
+    def build(self) -> AgentBuild:
+        """The program's build fingerprint, read once (agents/build_fingerprint.py)."""
+        if self._build is None:
+            self._build = command_build(self.argv, self.build_root, self.build_ignore)
+        return self._build
 
     def isolation(self) -> Isolation:
         details: dict[str, Any] = {}

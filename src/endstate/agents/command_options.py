@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from endstate.agents.build_fingerprint import DEFAULT_IGNORE
 from endstate.agents.options import KindOptions
 
 
@@ -22,4 +23,12 @@ class CommandOptions(KindOptions):
     )
     egress: tuple[str, ...] = Field(
         default=(), description="HOST:PORT the sandboxed program may reach (e.g. its model's API)."
+    )
+    build_root: tuple[Path, ...] = Field(
+        default=(),
+        description="Folders (or files) whose content is the program's build fingerprint "
+        "(default: the folders the sandbox offers it).",
+    )
+    build_ignore: tuple[str, ...] = Field(
+        default=DEFAULT_IGNORE, description="Glob patterns left out of the fingerprint."
     )

@@ -162,6 +162,14 @@ def compare_cmd(
         bool,
         typer.Option("--allow-drift", help="Compare across corpus/environment/judge (disclosed)."),
     ] = False,
+    same_agent: Annotated[
+        bool,
+        typer.Option(
+            "--same-agent",
+            help="Both sides are meant to be one agent (a replication): refuse, as not "
+            "comparable, if the agent or its build fingerprint differs, naming what changed.",
+        ),
+    ] = False,
     score_tolerance: Annotated[
         float,
         typer.Option(
@@ -209,6 +217,7 @@ def compare_cmd(
         allow_drift=allow_drift,
         score_tolerance=score_tolerance,
         rejudge=_rejudger(request, run.pins),
+        same_agent=same_agent,
     )
     text = render_comparison_text(result)
     sys.stdout.write(text)

@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from endstate.agent_build import build_changes
 from endstate.records import InfrastructureFault
 from endstate.regress.paired import PairedStats, paired_stats
 from endstate.regress.sheet import AttemptResult, ScoreSheet, SheetPins, TaskSheet
@@ -99,6 +100,15 @@ def drift_between(base: SheetPins, run: SheetPins) -> list[str]:
     return out
 
 
+def _not_the_same_agent(base: SheetPins, run: SheetPins) -> list[str]:
+    """Why two runs are not one agent's (--same-agent): another spec, or another build."""
+    if base.agent_spec != run.agent_spec:
+        return [f"--same-agent: the agents differ ({base.agent_spec} and {run.agent_spec})"]
+    if base.agent_build is None or run.agent_build is None:
+        return ["--same-agent: a side has no agent build pinned, so sameness cannot be shown"]
+    return [f"--same-agent: {line}" for line in build_changes(base.agent_build, run.agent_build)]
+
+
 def weakened(pins: SheetPins) -> str:
     """A side's boundary weakenings by id: `none`, the ids, or `not recorded`."""
     if pins.weakenings is None:
@@ -113,6 +123,8 @@ def changed_between(base: SheetPins, run: SheetPins) -> list[str]:
     _differ(out, "build", base.build.describe(), run.build.describe())
     _differ(out, "agent", base.agent_spec, run.agent_spec)
     _differ(out, "agent configuration", base.agent_config, run.agent_config)
+    if base.agent_build is not None and run.agent_build is not None:
+        out += build_changes(base.agent_build, run.agent_build)
     _differ(out, "seed", base.seed, run.seed)
     _differ(out, "attempts per task", base.attempts_per_task, run.attempts_per_task)
     return out
@@ -262,8 +274,11 @@ def compare(
     allow_drift: bool = False,
     score_tolerance: float = 0.0,
     rejudge: Rejudge | None = None,
+    same_agent: bool = False,
 ) -> Comparison:
     drift = drift_between(base.pins, run.pins)
+    if same_agent:  # told both sides are one agent: a build that differs makes them two
+        drift += _not_the_same_agent(base.pins, run.pins)
     missing = sorted(set(base.tasks) - set(run.tasks))
     if missing:
         shown = ", ".join(missing[:5]) + (

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from endstate.agent_build import AgentBuild
 from endstate.boundary import Weakening, boundary_weakenings
 from endstate.build import BuildInfo
 from endstate.records import (
@@ -75,6 +76,11 @@ class SheetPins(BaseModel):
     template_sha256: str | None = None
     agent_spec: str
     agent_config: dict[str, object] = Field(default_factory=dict)
+    agent_build: AgentBuild | None = Field(
+        default=None,
+        description="The agent's build fingerprint (None: not pinned by the run).",
+        exclude_if=lambda value: value is None,  # a baseline frozen before keeps its hash
+    )
     judge: JudgeIdentity | None = None
     seed: int
     attempts_per_task: int
@@ -145,6 +151,7 @@ def sheet_from_records(manifest: Manifest, records: list[TaskRecord], run_dir: P
         template_sha256=env.details.get("template_sha256"),
         agent_spec=manifest.agent.spec,
         agent_config=manifest.agent.config,
+        agent_build=manifest.agent.build,
         judge=manifest.judge,
         seed=manifest.seed,
         attempts_per_task=manifest.limits.attempts,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from endstate.agent_build import describe_build
 from endstate.boundary import agent_writable_state, boundary_weakenings, weakenings_text
 from endstate.build import BuildInfo
 from endstate.corpus.contamination import describe
@@ -420,7 +421,12 @@ def run_disclosure(manifest: Manifest, records: list[TaskRecord], summary: Summa
             f"({unmeasurable}), counted as zero",
         ),
         ("isolation", "State isolation", _run_isolation(manifest, records)),
-        ("build", "Build", manifest.build.describe() + pins_text(manifest)),
+        (
+            "build",
+            "Build",
+            f"{manifest.build.describe()}; {describe_build(manifest.agent.build)}"
+            + pins_text(manifest),
+        ),
         (
             "judge",
             "Judge variance and replication",

@@ -143,6 +143,7 @@ async def started_agent(
 def agent_pin(spec: str, agent: Agent, options: dict[str, Any] | None = None) -> AgentPin:
     """What pins the agent: its spec, kind, name, options and configuration (on every node
     alike). The options are those given, else those the agent was made with (`make_agent`)."""
+    from endstate.agents.build_fingerprint import agent_build
     from endstate.agents.registry import made_with
 
     return AgentPin(
@@ -152,4 +153,5 @@ def agent_pin(spec: str, agent: Agent, options: dict[str, Any] | None = None) ->
         config=agent.config(),
         options=options if options is not None else made_with(agent),
         scored=agent.scored,
+        build=agent_build(agent),
     )
