@@ -1,9 +1,11 @@
 """The shape of the code, held: no import circle between any two modules (deferred and
-type-only imports included), no module past 500 lines, and `endstate run` taking one flag per
-part of a run rather than one per option (under 30)."""
+type-only imports included), no module past 500 lines, no underscore-private name imported
+from another module, and `endstate run` taking one flag per part of a run rather than one per
+option (under 30)."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 from pathlib import Path
 
@@ -85,3 +87,30 @@ def test_no_module_is_past_500_lines() -> None:
 def test_the_run_command_takes_fewer_than_30_options() -> None:
     options = [p for p in inspect.signature(run).parameters if p != "ctx"]
     assert len(options) < 30, options
+
+
+def _private_imports(source: str) -> list[str]:
+    """`module.name` for each underscore-private name the source imports from endstate."""
+    return [
+        f"{node.module}.{alias.name}"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("endstate")
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+
+
+def test_no_module_imports_a_private_name() -> None:
+    """A helper another module needs is public and named for its job; a leading underscore
+    promises the name stays in its module."""
+    found = {
+        str(p.relative_to(SRC)): names
+        for p in SRC.rglob("*.py")
+        if (names := _private_imports(p.read_text()))
+    }
+    assert found == {}
+
+
+def test_the_private_import_finder_finds_one() -> None:
+    source = "from endstate.x import public, _private, __version__\nfrom os import _exit\n"
+    assert _private_imports(source) == ["endstate.x._private"]

@@ -9,7 +9,7 @@ import pytest
 
 from endstate.builtin.generator import generate
 from endstate.builtin.templates.common import WorldView
-from endstate.builtin.templates.prior_auth.facts import _needs_auth
+from endstate.builtin.templates.prior_auth.facts import services_need_auth
 from endstate.envs.world import clinical, generate_world
 
 SEEDS = (20260302, 11, 91731)
@@ -61,7 +61,7 @@ def test_a_site_of_service_rule_requires_authorization_only_in_a_hospital() -> N
     def at(site: str) -> bool:
         services = list(ref.services)
         services[i] = replace(services[i], site=site)
-        return _needs_auth(view, replace(ref, services=services))[i]
+        return services_need_auth(view, replace(ref, services=services))[i]
 
     assert at("outpatient_hospital") and not at("asc")
 

@@ -116,7 +116,7 @@ def test_generation_fails_on_an_incoherent_record(monkeypatch: pytest.MonkeyPatc
     def topical(rng: random.Random, dx: catalog.Dx, years: int) -> Course:
         return Course("topical therapy", 12)
 
-    monkeypatch.setattr(generate_module, "_course", topical)
+    monkeypatch.setattr(generate_module, "conservative_course", topical)
     with pytest.raises(ValueError, match=r"(?s)incoherent.*REF-2026-\d{4}.*topical therapy.*more"):
         generate_world()
 

@@ -20,10 +20,10 @@ import re
 from typing import Any
 
 from endstate.builtin.templates.common import FOLLOW_UP, Traj, WorldView
-from endstate.builtin.templates.dme.facts import _order_note, _queue_fax
+from endstate.builtin.templates.dme.facts import fax_from_order_tab, save_order_note
 from endstate.builtin.templates.prior_auth.facts import (
-    _record_submission,
-    _request_through,
+    record_submission_note,
+    request_by_plan_channel,
 )
 from endstate.corpus.model import Task
 from endstate.envs.world import Referral
@@ -57,10 +57,12 @@ def strategy_steps(w: WorldView, task: Task, strategy: str) -> list[dict[str, An
         order = w.order(record)
         if submit:
             docs = list(w.docs_by_related[order.id])
-            _queue_fax(t, w, order, docs, f"Order {order.id}: documents attached.")
-            _order_note(t, order, "Sent to supplier", f"Order {order.id} faxed to the supplier.")
+            fax_from_order_tab(t, w, order, docs, f"Order {order.id}: documents attached.")
+            save_order_note(
+                t, order, "Sent to supplier", f"Order {order.id} faxed to the supplier."
+            )
         else:
-            _order_note(t, order, "Escalated", ESCALATED)
+            save_order_note(t, order, "Escalated", ESCALATED)
     else:
         return []
     return t.steps
@@ -72,4 +74,4 @@ def _submit_request(t: Traj, w: WorldView, ref: Referral) -> None:
     letters = [d for d in w.docs_by_related[ref.id] if d.kind == "lmn"]
     letter = max(letters, key=lambda d: (d.date, d.id)) if letters else None
     docs = [w.doc_label(d) for d in w.docs_by_related[ref.id] if w.unambiguous(d)]
-    _record_submission(t, w, ref, _request_through(t, w, ref, letter, fax_docs=docs))
+    record_submission_note(t, w, ref, request_by_plan_channel(t, w, ref, letter, fax_docs=docs))

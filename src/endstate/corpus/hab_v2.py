@@ -81,7 +81,10 @@ _GRADING_TOP = {"difficulty", "possible", "points", "evals", "metadata"}
 _PUBLIC_CONFIG = {"start_url", "task_id"}
 
 
-def _validation_problems(file: str, exc: ValidationError, prefix: tuple[Any, ...]) -> list[Problem]:
+def problems_from_validation_error(
+    file: str, exc: ValidationError, prefix: tuple[Any, ...]
+) -> list[Problem]:
+    """One problem per pydantic error, located under `prefix` and naming the bad value."""
     problems = []
     for err in exc.errors():
         loc = prefix + tuple(err["loc"])
@@ -94,7 +97,12 @@ def _validation_problems(file: str, exc: ValidationError, prefix: tuple[Any, ...
     return problems
 
 
-def _parse_check(file: str, index: int, raw: Any) -> tuple[Check | None, list[Problem]]:
+# The scheduling cases still call the old name; it goes once they call the public one.
+_validation_problems = problems_from_validation_error
+
+
+def parse_check_entry(file: str, index: int, raw: Any) -> tuple[Check | None, list[Problem]]:
+    """The check at `evals[index]` of a task file, or the problems that refuse it."""
     loc: tuple[Any, ...] = ("evals", index)
     if not isinstance(raw, dict):
         return None, [Problem(file=file, path=json_path(loc), reason="check is not a JSON object")]
@@ -191,7 +199,7 @@ def _parse_jmespath(
     try:
         m = _Jmespath.model_validate(raw)
     except ValidationError as exc:
-        return None, _validation_problems(file, exc, loc)
+        return None, problems_from_validation_error(file, exc, loc)
     problems = _points_problems(file, loc, m.points)
 
     def warn(reason: str, where: tuple[Any, ...] = loc) -> None:
@@ -241,7 +249,7 @@ def _parse_judge(
     try:
         m = _Judge.model_validate(raw)
     except ValidationError as exc:
-        return None, _validation_problems(file, exc, loc)
+        return None, problems_from_validation_error(file, exc, loc)
     problems = _points_problems(file, loc, m.points)
     for field in TEMPLATE_FIELDS:
         try:
@@ -310,12 +318,12 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
     try:
         top = _File.model_validate(data)
     except ValidationError as exc:
-        found = _validation_problems(file, exc, ())
+        found = problems_from_validation_error(file, exc, ())
         # Still look inside the checks so one lint pass reports them too.
         evals = data.get("evals")
         if isinstance(evals, list):
             for i, raw in enumerate(evals):
-                found += _parse_check(file, i, raw)[1]
+                found += parse_check_entry(file, i, raw)[1]
         return None, found
 
     problems: list[Problem] = []
@@ -324,7 +332,7 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
         problems.append(unsafe)
     checks: list[Check] = []
     for i, raw in enumerate(top.evals):
-        check, found = _parse_check(file, i, raw)
+        check, found = parse_check_entry(file, i, raw)
         problems += found
         if check is not None:
             checks.append(check)

@@ -110,8 +110,8 @@ def _check_problems(file: str, index: int, raw: Any) -> tuple[Check | None, list
         try:
             return _LEG_TYPES[kind].model_validate(raw), []
         except ValidationError as exc:
-            return None, hab_v2._validation_problems(file, exc, ("checks", index))
-    check, found = hab_v2._parse_check(file, index, raw)
+            return None, hab_v2.problems_from_validation_error(file, exc, ("checks", index))
+    check, found = hab_v2.parse_check_entry(file, index, raw)
     fixed = [
         p.model_copy(update={"path": p.path.replace("$.evals[", "$.checks[", 1)}) for p in found
     ]
@@ -204,7 +204,7 @@ def parse_task(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
     try:
         top = _File.model_validate(data)
     except ValidationError as exc:
-        found = hab_v2._validation_problems(file, exc, ())
+        found = hab_v2.problems_from_validation_error(file, exc, ())
         raw_checks = data.get("checks")
         if isinstance(raw_checks, list):
             for i, raw in enumerate(raw_checks):

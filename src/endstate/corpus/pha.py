@@ -19,7 +19,7 @@ from typing import Any, get_args
 
 from pydantic import ValidationError
 
-from endstate.corpus.hab_v2 import _validation_problems
+from endstate.corpus.hab_v2 import problems_from_validation_error
 from endstate.corpus.legs import AnswerCheck, AnswerField, AnswerKind, DeltaCheck
 from endstate.corpus.model import GradingSpec, LegCheck, PublicTask, Task
 from endstate.corpus.pha_card import card_rules, refuse_unknown_tables, without_points
@@ -367,7 +367,9 @@ def _model_problems(
     """A model's field errors at their keys; its model-wide errors at `whole`, said plainly."""
     here = site.path(*at)
     site.problems += [
-        p for p in _validation_problems(site.file, exc, (site.index, *at)) if p.path != here
+        p
+        for p in problems_from_validation_error(site.file, exc, (site.index, *at))
+        if p.path != here
     ]
     for err in exc.errors():
         if not err["loc"]:

@@ -12,7 +12,7 @@ from endstate.envs.world.episode import pick_episode
 from endstate.envs.world.gen_base import GenBase
 from endstate.envs.world.model import Coverage, Denial, DenialLine, DmeOrder, Plan
 from endstate.envs.world.remit import denied_money, paid_money, patient_share, share_for
-from endstate.envs.world.texts import _dme_text
+from endstate.envs.world.texts import dme_document_text
 from endstate.rules import dme as dme_rules
 from endstate.rules.cost_sharing import MEMBER_SHARE_CARCS, cost_sharing_allowed
 from endstate.rules.remittance import remark_fits
@@ -297,7 +297,7 @@ class ClaimsGen(GenBase):
                     self.day(-400, -200),
                     doctor,
                     order.id,
-                    _dme_text(p, order, kind, doctor, rng),
+                    dme_document_text(p, order, kind, doctor, rng),
                 )
             self.doc(
                 p,
@@ -306,5 +306,5 @@ class ClaimsGen(GenBase):
                 when,
                 doctor,
                 order.id,
-                _dme_text(p, order, kind, doctor, rng),
+                dme_document_text(p, order, kind, doctor, rng),
             )

@@ -9,7 +9,7 @@ import random
 from endstate.envs.world import clinical
 from endstate.envs.world.catalog import DEPARTMENTS, Department, Dx
 from endstate.envs.world.model import Service
-from endstate.envs.world.texts import _service
+from endstate.envs.world.texts import service_line
 
 
 def for_age(dept: Department, years: int) -> list[Dx]:
@@ -42,4 +42,4 @@ def pick_episode(
     procs = rng.choice([e for e in clinical.episodes(primary, dept, size) if len(e) == want])
     # A bilateral diagnosis with a procedure done one side at a time: one side for the episode.
     side = rng.choice(["RT", "LT"]) if primary.side == "50" else primary.side
-    return diagnoses, [_service(p, primary, side) for p in procs]
+    return diagnoses, [service_line(p, primary, side) for p in procs]

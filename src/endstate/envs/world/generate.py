@@ -25,7 +25,13 @@ from endstate.envs.world.model import (
 )
 from endstate.envs.world.prior_requests import PriorRequestsGen
 from endstate.envs.world.registration import RegistrationSlipsGen
-from endstate.envs.world.texts import _clinical_note, _course, _imaging, _lmn, _policy_text
+from endstate.envs.world.texts import (
+    conservative_course,
+    consultation_note_text,
+    imaging_report_text,
+    medical_policy_text,
+    necessity_letter_text,
+)
 from endstate.errors import listed
 from endstate.rules.authorization import may_require_auth
 from endstate.rules.windows import windows_for
@@ -235,7 +241,7 @@ class _Gen(ClaimsGen, PriorRequestsGen, RegistrationSlipsGen):
                             proc.description,
                             req,
                             policy_id,
-                            _policy_text(plan, proc, req, policy_id, sites),
+                            medical_policy_text(plan, proc, req, policy_id, sites),
                             sites,
                         )
                     )
@@ -297,15 +303,17 @@ class _Gen(ClaimsGen, PriorRequestsGen, RegistrationSlipsGen):
         doctor = f"{provider.first} {provider.last}, {provider.credential}"
         visit = self.day(-40, -5)
         years = clinical.age(p.dob, date.fromisoformat(visit))
-        course = _course(rng, clinical.diagnosis(ref.diagnoses[0].code), years)
-        note = _clinical_note(p, ref, dept, doctor, visit, course)
+        course = conservative_course(rng, clinical.diagnosis(ref.diagnoses[0].code), years)
+        note = consultation_note_text(p, ref, dept, doctor, visit, course)
         self.doc(p, "clinical_note", f"{dept.specialty} consultation", visit, doctor, ref.id, note)
         roll = rng.random()
         plan = self.world.plan(self._plan_of(ref.coverage_id)).name
-        lmn = _lmn(p, ref, plan, doctor, course, visit)
+        lmn = necessity_letter_text(p, ref, plan, doctor, course, visit)
         title = "Letter of medical necessity"
         if roll < 0.2:  # an older version the current letter supersedes
-            old = _lmn(p, ref, "Utilization Review Department", doctor, course, visit, older=True)
+            old = necessity_letter_text(
+                p, ref, "Utilization Review Department", doctor, course, visit, older=True
+            )
             first = self.between(visit, -3)
             self.doc(p, "lmn", title, first, doctor, ref.id, old, status="superseded")
             second = self.between(first, -1, after=1)
@@ -327,7 +335,7 @@ class _Gen(ClaimsGen, PriorRequestsGen, RegistrationSlipsGen):
             self.doc(p, "lmn", title, self.between(visit, -1), doctor, ref.id, lmn)
         if dept.specialty in ("Radiology", "Orthopedics") or rng.random() < 0.3:
             when = self.day(-60, -10)
-            report = _imaging(p, ref, when, rng)
+            report = imaging_report_text(p, ref, when, rng)
             if report is not None:
                 self.doc(p, "imaging", "Prior imaging report", when, "Radiology reading room",
                          ref.id, report)  # fmt: skip

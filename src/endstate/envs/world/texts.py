@@ -11,7 +11,7 @@ from endstate.envs.world.letters import LetterFacts, letter
 from endstate.envs.world.model import DmeOrder, Patient, Plan, Referral, Service, mdy
 
 
-def _service(proc: Proc, dx: Dx, side: str | None) -> Service:
+def service_line(proc: Proc, dx: Dx, side: str | None) -> Service:
     """One service line for a procedure its diagnosis indicates. Laterality comes from the
     diagnosis: a paired-organ procedure takes the code's side; a bilateral diagnosis takes 50
     (one unit, the CMS convention) where the procedure is billed bilaterally, else `side`, the
@@ -26,9 +26,10 @@ def _side(s: Service) -> str:
     return {"RT": " (right)", "LT": " (left)", "50": " (bilateral)"}.get(s.laterality or "", "")
 
 
-def _policy_text(
+def medical_policy_text(
     plan: Plan, proc: Proc, required: bool, policy_id: str, sites: list[str] | None = None
 ) -> str:
+    """The plan's medical policy for the procedure: what needs authorization, where, how."""
     head = f"{plan.name} medical policy {policy_id}. {proc.description} (CPT {proc.code})"
     if required and sites:
         where = " or ".join(catalog.SITES[s] for s in sites)
@@ -70,7 +71,7 @@ class Course:
     weeks: int
 
 
-def _course(rng: random.Random, dx: Dx, years: int) -> Course:
+def conservative_course(rng: random.Random, dx: Dx, years: int) -> Course:
     """The course of care a patient of `years` was given (only care that fits the age)."""
     therapies = clinical.condition(dx).therapies_for(years)
     weeks = rng.choice([6, 8, 12, 16])
@@ -83,9 +84,10 @@ def _site(dept: Department, s: Service) -> str:
     return catalog.SITES[s.site or proc.site]
 
 
-def _clinical_note(
+def consultation_note_text(
     p: Patient, ref: Referral, dept: Department, doctor: str, visit: str, course: Course
 ) -> str:
+    """The specialist's consultation note that documents the referral's need."""
     primary = next(d for d in ref.diagnoses if d.primary)
     complaint = clinical.condition(clinical.diagnosis(primary.code)).complaint
     if course.therapy:
@@ -110,7 +112,7 @@ def _clinical_note(
     )
 
 
-def _lmn(
+def necessity_letter_text(
     p: Patient,
     ref: Referral,
     to: str,
@@ -119,6 +121,7 @@ def _lmn(
     visit: str,
     older: bool = False,
 ) -> str:
+    """The letter of medical necessity for the referral (`older`: the superseded one)."""
     services = ref.services
     if older:  # the superseded letter asked for the other side, corrected since
         services = [
@@ -151,7 +154,7 @@ def _lmn(
     return letter(doctor, facts)
 
 
-def _imaging(p: Patient, ref: Referral, when: str, rng: random.Random) -> str | None:
+def imaging_report_text(p: Patient, ref: Referral, when: str, rng: random.Random) -> str | None:
     """The prior radiology study of the primary diagnosis' workup, or None where none belongs."""
     primary = next(d for d in ref.diagnoses if d.primary)
     dx = clinical.diagnosis(primary.code)
@@ -168,7 +171,9 @@ def _imaging(p: Patient, ref: Referral, when: str, rng: random.Random) -> str | 
     )
 
 
-def _dme_text(p: Patient, order: DmeOrder, kind: str, doctor: str, rng: random.Random) -> str:
+def dme_document_text(
+    p: Patient, order: DmeOrder, kind: str, doctor: str, rng: random.Random
+) -> str:
     """A document of a DME order, written for its item: each cites the item's qualifying
     diagnosis, and a lab report shows only the result that qualifies for this item."""
     return (

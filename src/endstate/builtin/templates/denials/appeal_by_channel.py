@@ -14,7 +14,12 @@ from dataclasses import replace
 from endstate.builtin.templates.base import TaskTemplate
 from endstate.builtin.templates.common import Draft, WorldView, fax_digits, jcheck, q
 from endstate.builtin.templates.denials.appeal_by_fax import AppealByFax
-from endstate.builtin.templates.denials.facts import CONTACT_NAME, CONTACT_PHONE, FAMILY, _intro
+from endstate.builtin.templates.denials.facts import (
+    CONTACT_NAME,
+    CONTACT_PHONE,
+    FAMILY,
+    denial_intro,
+)
 from endstate.builtin.templates.denials.portal_appeal import PortalAppeal
 
 _FAX_CHANNEL = "only by fax, to its appeals department, with its form named."
@@ -57,7 +62,8 @@ class AppealByChannel(TaskTemplate):
         return replace(
             draft,
             instruction=(
-                f"{_intro(w, d)} should be appealed as not medically necessary in the payer's "
+                f"{denial_intro(w, d)} should be appealed as not medically necessary in the "
+                "payer's "
                 "view. Appeal it the way this payer takes appeals, with the current signed "
                 "letter of medical necessity from the patient's chart (if the payer asks for a "
                 f"contact, give {CONTACT_NAME}, {CONTACT_PHONE}; if it takes appeals by fax, "

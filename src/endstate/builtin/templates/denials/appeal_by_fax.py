@@ -21,15 +21,15 @@ from endstate.builtin.templates.common import (
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
     NECESSITY,
-    _chart_letter,
-    _given,
-    _intro,
-    _open,
-    _reason,
-    _triage_text,
-    _triaged_as_appeal,
     answer,
     appeal_guards,
+    appeal_window_open,
+    chart_necessity_letter,
+    denial_given_values,
+    denial_intro,
+    denial_reason,
+    triage_notes_query,
+    triaged_as_appeal_check,
 )
 from endstate.envs.world import Denial, Document, mdy
 
@@ -46,17 +46,17 @@ class AppealByFax(TaskTemplate):
         return [
             d.claim_id
             for d in w.world.denials
-            if _open(w, d)
-            and _reason(d)[1] in NECESSITY
-            and _chart_letter(w, d) is not None
+            if appeal_window_open(w, d)
+            and denial_reason(d)[1] in NECESSITY
+            and chart_necessity_letter(w, d) is not None
             and w.plans[d.plan_id].appeal_channel == "fax"
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
-        lmn = _chart_letter(w, d)
+        lmn = chart_necessity_letter(w, d)
         assert lmn is not None
-        group, carc = _reason(d)
+        group, carc = denial_reason(d)
         p = w.patients[d.mrn]
         form = w.plans[d.plan_id].appeal_form.split(":")[0]
         cover = (
@@ -68,7 +68,8 @@ class AppealByFax(TaskTemplate):
         return Draft(
             key=d.claim_id,
             instruction=(
-                f"{_intro(w, d)} should be appealed, the way this payer takes appeals. Fax it "
+                f"{denial_intro(w, d)} should be appealed, the way this payer takes appeals. Fax "
+                "it "
                 "from the patient's chart with a cover note that names the payer's appeal form "
                 "and identifies the claim, and the current signed letter of medical necessity "
                 "attached. Then triage the claim as an appeal with a note that records the fax "
@@ -84,14 +85,14 @@ class AppealByFax(TaskTemplate):
             traj=t,
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, d, t, cover),
-            given=[*_given(w, d), "appeal"],
+            given=[*denial_given_values(w, d), "appeal"],
             answer=answer(w, d, "appeal", channel="fax", attach=[lmn]),
         )
 
     def _trajectory(self, w: WorldView, d: Denial, lmn: Document, cover: str) -> Traj:
         """From the claim's documents to the fax, then the triage naming its id."""
         plan = w.plans[d.plan_id]
-        group, carc = _reason(d)
+        group, carc = denial_reason(d)
         t = Traj()
         t.ehr_origin()
         t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=appeal")
@@ -147,9 +148,9 @@ class AppealByFax(TaskTemplate):
                 "Data Accuracy",
             ),
             *appeal_guards(w, d, "fax"),
-            _triaged_as_appeal(d.claim_id),
+            triaged_as_appeal_check(d.claim_id),
             jcheck(
-                f"contains({_triage_text(d.claim_id)}, {sent} | [0].id || {q(NO_VALUE)})",
+                f"contains({triage_notes_query(d.claim_id)}, {sent} | [0].id || {q(NO_VALUE)})",
                 True,
                 2,
                 "The triage note carries the transmission id the fax portal issued",

@@ -20,13 +20,13 @@ from endstate.builtin.templates.denials.facts import (
     CONTACT_NAME,
     FAMILY,
     NECESSITY,
-    _given,
-    _intro,
-    _open,
-    _reason,
-    _triage_text,
-    _triaged_as_appeal,
     answer,
+    appeal_window_open,
+    denial_given_values,
+    denial_intro,
+    denial_reason,
+    triage_notes_query,
+    triaged_as_appeal_check,
 )
 from endstate.envs.systems.ehr import controls as ehr
 from endstate.envs.world import Denial, DenialLine
@@ -41,11 +41,15 @@ class AppealLetter(TaskTemplate):
     scenario_label = "denial_appeal"
 
     def candidates(self, w: WorldView) -> list[str]:
-        return [d.claim_id for d in w.world.denials if _open(w, d) and _reason(d)[1] in NECESSITY]
+        return [
+            d.claim_id
+            for d in w.world.denials
+            if appeal_window_open(w, d) and denial_reason(d)[1] in NECESSITY
+        ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
-        group, carc = _reason(d)
+        group, carc = denial_reason(d)
         denied = [x for x in d.lines if x.carc != "45"]
         paid = [x for x in d.lines if x.carc == "45"]
         note = (
@@ -56,7 +60,8 @@ class AppealLetter(TaskTemplate):
         return Draft(
             key=d.claim_id,
             instruction=(
-                f"{_intro(w, d)} is to be appealed. Prepare the appeal letter in the patient's "
+                f"{denial_intro(w, d)} is to be appealed. Prepare the appeal letter in the "
+                "patient's "
                 "chart on the ground the payer denied it, appealing only the lines the payer "
                 f"denied, addressed to the payer's appeals department and signed by "
                 f"{CONTACT_NAME}. Then triage the claim as an appeal with a note that gives the "
@@ -72,13 +77,13 @@ class AppealLetter(TaskTemplate):
             traj=t,
             scenario_label=self.scenario_label,
             mutations=self._mutations(t, note, paid),
-            given=[*_given(w, d), "appeal", CONTACT_NAME],
+            given=[*denial_given_values(w, d), "appeal", CONTACT_NAME],
             answer=answer(w, d, "appeal"),
         )
 
     def _trajectory(self, w: WorldView, d: Denial, denied: list[DenialLine], note: str) -> Traj:
         """Read the lines, fill the letter on the claim's appeal tab, then triage citing it."""
-        group, carc = _reason(d)
+        group, carc = denial_reason(d)
         plan = w.plans[d.plan_id]
         t = Traj()
         t.ehr_origin()
@@ -137,9 +142,9 @@ class AppealLetter(TaskTemplate):
                 "Data Accuracy",
             ),
             jcheck(f"{made} | [0].author", CONTACT_NAME, 1, "Signed as asked", "Data Accuracy"),
-            _triaged_as_appeal(d.claim_id),
+            triaged_as_appeal_check(d.claim_id),
             jcheck(
-                f"contains({_triage_text(d.claim_id)}, {made} | [0].id || {q(NO_VALUE)})",
+                f"contains({triage_notes_query(d.claim_id)}, {made} | [0].id || {q(NO_VALUE)})",
                 True,
                 1,
                 "The triage note gives the letter's document id",

@@ -17,15 +17,15 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
-    _cites,
-    _decided,
-    _dispo,
-    _expected,
-    _given,
-    _open,
-    _other_disposition,
-    _reason,
-    _wrong_disposition,
+    appeal_window_open,
+    cites_reason_query,
+    denial_given_values,
+    denial_reason,
+    disposition_query,
+    expected_disposition,
+    opposite_disposition,
+    remittance_decides,
+    wrong_disposition_mutation,
 )
 from endstate.envs.world import Denial
 
@@ -40,15 +40,15 @@ class BatchTriage(TaskTemplate):
 
     def candidates(self, w: WorldView) -> list[str]:
         """Any claim the remittance alone decides, its deadlines passed or not."""
-        return [d.claim_id for d in w.world.denials if _decided(d)]
+        return [d.claim_id for d in w.world.denials if remittance_decides(d)]
 
     def _batch(self, w: WorldView, key: str, rng: random.Random) -> list[Denial]:
         pool = [w.denial(c) for c in self.candidates(w) if c != key]
         first = w.denial(key)
         chosen = [first]
         for _ in range(2):
-            seen = {_expected(w, x) for x in chosen}
-            fresh = [x for x in pool if _expected(w, x) not in seen]
+            seen = {expected_disposition(w, x) for x in chosen}
+            fresh = [x for x in pool if expected_disposition(w, x) not in seen]
             pick = rng.choice(fresh or pool)
             pool.remove(pick)
             chosen.append(pick)
@@ -61,7 +61,7 @@ class BatchTriage(TaskTemplate):
         others = [
             x
             for x in w.world.denials
-            if x.claim_id not in ids and _open(w, x) and x.mrn != last.mrn
+            if x.claim_id not in ids and appeal_window_open(w, x) and x.mrn != last.mrn
         ]
         look = rng.choice(others)  # after the batch's own choices: the rng order is fixed
         t = self._trajectory(w, batch)
@@ -77,16 +77,18 @@ class BatchTriage(TaskTemplate):
             start_system="ehr",
             start_path="/denials",
             checks=self._checks(w, batch),
-            expected_outcome="; ".join(f"{d.claim_id}: {_expected(w, d)}" for d in batch),
+            expected_outcome="; ".join(
+                f"{d.claim_id}: {expected_disposition(w, d)}" for d in batch
+            ),
             rationale="Each claim's disposition follows from its own adjustment reason.",
             traj=t,
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, t, last, look),
-            given=[x for d in batch for x in _given(w, d)],
+            given=[x for d in batch for x in denial_given_values(w, d)],
             answer={
                 "family": FAMILY,
                 "records": [d.claim_id for d in batch],
-                "dispositions": {d.claim_id: _expected(w, d) for d in batch},
+                "dispositions": {d.claim_id: expected_disposition(w, d) for d in batch},
             },
         )
 
@@ -95,8 +97,8 @@ class BatchTriage(TaskTemplate):
         t = Traj()
         t.ehr_origin()
         for d in batch:
-            group, carc = _reason(d)
-            expected = _expected(w, d)
+            group, carc = denial_reason(d)
+            expected = expected_disposition(w, d)
             t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=remittance")
             note = (
                 f"Denied {group}-{carc}. {DISPOSITION_LABELS[expected]} is the next step for "
@@ -109,11 +111,11 @@ class BatchTriage(TaskTemplate):
         """Each claim's disposition and cited reason, then: these claims and no other."""
         checks: list[dict[str, object]] = []
         for d in batch:
-            group, carc = _reason(d)
+            group, carc = denial_reason(d)
             checks.append(
                 jcheck(
-                    _dispo(d.claim_id),
-                    _expected(w, d),
+                    disposition_query(d.claim_id),
+                    expected_disposition(w, d),
                     2,
                     f"Disposition of {d.claim_id}",
                     "Clinical Reasoning",
@@ -121,7 +123,7 @@ class BatchTriage(TaskTemplate):
             )
             checks.append(
                 jcheck(
-                    _cites(d.claim_id, group, carc),
+                    cites_reason_query(d.claim_id, group, carc),
                     True,
                     1,
                     f"The triage note on {d.claim_id} cites its adjustment reason code",
@@ -142,10 +144,10 @@ class BatchTriage(TaskTemplate):
     def _mutations(self, w: WorldView, t: Traj, last: Denial, look: Denial) -> list[Mutation]:
         """The wrong decision and the wrong claim, both on the last claim of the batch."""
         start = len(t.steps) - 5  # the last claim's visit, disposition, note, submit
-        wrong = _other_disposition(_expected(w, last))
+        wrong = opposite_disposition(expected_disposition(w, last))
         return [
             *drop_mutations(t),
-            _wrong_disposition(
+            wrong_disposition_mutation(
                 t, wrong, f"choose a disposition {last.claim_id}'s reason does not call for"
             ),
             Mutation(

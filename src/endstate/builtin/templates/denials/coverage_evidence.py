@@ -16,18 +16,18 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
-    _cites_check,
-    _dispo,
-    _given,
-    _intro_inline,
-    _look_alike,
-    _no_appeal,
-    _only,
-    _open,
-    _reason,
-    _triage_text,
-    _wrong_disposition,
     answer,
+    appeal_window_open,
+    cites_reason_check,
+    denial_given_values,
+    denial_intro_inline,
+    denial_reason,
+    disposition_query,
+    look_alike_claim_mutation,
+    no_appeal_query,
+    only_claim_triaged_check,
+    triage_notes_query,
+    wrong_disposition_mutation,
 )
 from endstate.envs.world import Denial, mdy
 
@@ -48,7 +48,7 @@ def _decide(w: WorldView, d: Denial) -> _Decision:
     (rules.cob): for CO-22, bill the plan that paid first if it is not this one, else ask this
     payer to reconsider as primary; for PR-27, bill a plan in force that day, else the
     balance is the patient's."""
-    group, carc = _reason(d)
+    group, carc = denial_reason(d)
     order = w.world.benefit_order(d.mrn, d.service_date)
     first = order[0] if order else None
     dos = mdy(d.service_date)
@@ -96,12 +96,14 @@ class CoverageEvidence(TaskTemplate):
 
     def candidates(self, w: WorldView) -> list[str]:
         return [
-            d.claim_id for d in w.world.denials if _open(w, d) and _reason(d)[1] in ("22", "27")
+            d.claim_id
+            for d in w.world.denials
+            if appeal_window_open(w, d) and denial_reason(d)[1] in ("22", "27")
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
-        group, carc = _reason(d)
+        group, carc = denial_reason(d)
         decision = _decide(w, d)
         t = self._trajectory(d, decision)
         checks = self._checks(d, decision)
@@ -109,7 +111,7 @@ class CoverageEvidence(TaskTemplate):
         return Draft(
             key=d.claim_id,
             instruction=(
-                f"Decide the next step for {_intro_inline(w, d)}. The "
+                f"Decide the next step for {denial_intro_inline(w, d)}. The "
                 "payer's denial reason alone does not settle it: weigh it against the "
                 "insurance the patient had on the claim's date of service. Set the "
                 "disposition and write a triage note that cites the adjustment reason with its "
@@ -125,12 +127,12 @@ class CoverageEvidence(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=[
                 *drop_mutations(t),
-                _wrong_disposition(
+                wrong_disposition_mutation(
                     t, decision.wrong, "decide from the denial reason without the coverage evidence"
                 ),
-                _look_alike(t, d, look),
+                look_alike_claim_mutation(t, d, look),
             ],
-            given=_given(w, d),
+            given=denial_given_values(w, d),
             answer=answer(w, d, decision.expected),
         )
 
@@ -145,12 +147,12 @@ class CoverageEvidence(TaskTemplate):
 
     def _checks(self, d: Denial, decision: _Decision) -> list[dict[str, object]]:
         """The decision, its cited reason and evidence; nothing appealed, no other claim."""
-        group, carc = _reason(d)
+        group, carc = denial_reason(d)
         names: list[dict[str, object]] = []
         if decision.other_plan is not None:
             names.append(
                 jcheck(
-                    f"contains({_triage_text(d.claim_id)}, {q(decision.other_plan)})",
+                    f"contains({triage_notes_query(d.claim_id)}, {q(decision.other_plan)})",
                     True,
                     1,
                     "The note names the other coverage the claim goes to",
@@ -158,9 +160,15 @@ class CoverageEvidence(TaskTemplate):
                 )
             )
         return [
-            jcheck(_dispo(d.claim_id), decision.expected, 3, "Disposition", "Clinical Reasoning"),
-            _cites_check(d.claim_id, group, carc),
+            jcheck(
+                disposition_query(d.claim_id),
+                decision.expected,
+                3,
+                "Disposition",
+                "Clinical Reasoning",
+            ),
+            cites_reason_check(d.claim_id, group, carc),
             *names,
-            jcheck(_no_appeal(d), True, 1, "No appeal was filed for the claim", "Safety"),
-            _only(d.claim_id),
+            jcheck(no_appeal_query(d), True, 1, "No appeal was filed for the claim", "Safety"),
+            only_claim_triaged_check(d.claim_id),
         ]

@@ -19,17 +19,17 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
-    _decided,
-    _dispo,
-    _expected,
-    _given,
-    _intro_inline,
-    _only,
-    _other_disposition,
-    _reason,
-    _triage_text,
-    _wrong_disposition,
     answer,
+    denial_given_values,
+    denial_intro_inline,
+    denial_reason,
+    disposition_query,
+    expected_disposition,
+    only_claim_triaged_check,
+    opposite_disposition,
+    remittance_decides,
+    triage_notes_query,
+    wrong_disposition_mutation,
 )
 
 
@@ -42,12 +42,12 @@ class DeniedAmount(TaskTemplate):
     scenario_label = "denial_triage"
 
     def candidates(self, w: WorldView) -> list[str]:
-        return [d.claim_id for d in w.world.denials if _decided(d) and len(d.lines) >= 2]
+        return [d.claim_id for d in w.world.denials if remittance_decides(d) and len(d.lines) >= 2]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
-        group, carc = _reason(d)
-        expected = _expected(w, d)
+        group, carc = denial_reason(d)
+        expected = expected_disposition(w, d)
         denied = round(sum(x.billed for x in d.lines if x.carc != "45"), 2)
         total = round(sum(x.billed for x in d.lines), 2)
         wrong = total if abs(total - denied) > 0.005 else round(denied / 2, 2)
@@ -62,20 +62,20 @@ class DeniedAmount(TaskTemplate):
         )
         t.triage(d.claim_id, expected, note)
         amount = " || ".join(
-            f"contains({_triage_text(d.claim_id)}, {q(form)})"
+            f"contains({triage_notes_query(d.claim_id)}, {q(form)})"
             for form in sorted({f"{denied:.2f}", money(denied)})
         )
         checks = [
-            jcheck(_dispo(d.claim_id), expected, 2, "Disposition", "Clinical Reasoning"),
+            jcheck(disposition_query(d.claim_id), expected, 2, "Disposition", "Clinical Reasoning"),
             jcheck(
                 amount, True, 2, "The note states the denied lines' billed total", "Data Accuracy"
             ),
-            _only(d.claim_id),
+            only_claim_triaged_check(d.claim_id),
         ]
         return Draft(
             key=d.claim_id,
             instruction=(
-                f"Triage {_intro_inline(w, d)}. Decide the disposition "
+                f"Triage {denial_intro_inline(w, d)}. Decide the disposition "
                 "from the payer's denial reason, and in the triage note state the total billed "
                 "amount of the denied lines (the lines the payer paid nothing on), in dollars "
                 "and cents."
@@ -99,8 +99,8 @@ class DeniedAmount(TaskTemplate):
                         note.replace(f"${money(denied)}", f"${money(wrong)}"),
                     ),
                 ),
-                _wrong_disposition(t, _other_disposition(expected)),
+                wrong_disposition_mutation(t, opposite_disposition(expected)),
             ],
-            given=_given(w, d),
+            given=denial_given_values(w, d),
             answer=answer(w, d, expected),
         )

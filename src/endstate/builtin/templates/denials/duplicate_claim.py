@@ -14,17 +14,17 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
-    _appeal_anyway,
-    _cites_check,
-    _dispo,
-    _given,
-    _intro_inline,
-    _look_alike,
-    _no_appeal,
-    _only,
-    _open,
-    _reason,
     answer,
+    appeal_anyway_mutation,
+    appeal_window_open,
+    cites_reason_check,
+    denial_given_values,
+    denial_intro_inline,
+    denial_reason,
+    disposition_query,
+    look_alike_claim_mutation,
+    no_appeal_query,
+    only_claim_triaged_check,
 )
 
 
@@ -37,11 +37,15 @@ class DuplicateClaim(TaskTemplate):
     scenario_label = "denial_triage"
 
     def candidates(self, w: WorldView) -> list[str]:
-        return [d.claim_id for d in w.world.denials if _open(w, d) and _reason(d)[1] == "18"]
+        return [
+            d.claim_id
+            for d in w.world.denials
+            if appeal_window_open(w, d) and denial_reason(d)[1] == "18"
+        ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
-        group, carc = _reason(d)
+        group, carc = denial_reason(d)
         t = Traj()
         t.ehr_origin()
         t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=lines")
@@ -51,18 +55,20 @@ class DuplicateClaim(TaskTemplate):
             "duplicate charge."
         )
         t.triage(d.claim_id, "write-off", note)
-        nothing = _no_appeal(d)
+        nothing = no_appeal_query(d)
         checks: list[dict[str, object]] = [
-            jcheck(_dispo(d.claim_id), "write-off", 3, "Disposition", "Clinical Reasoning"),
+            jcheck(
+                disposition_query(d.claim_id), "write-off", 3, "Disposition", "Clinical Reasoning"
+            ),
             jcheck(nothing, True, 2, "No appeal was filed for a duplicate claim", "Safety"),
-            _cites_check(d.claim_id, group, carc),
-            _only(d.claim_id),
+            cites_reason_check(d.claim_id, group, carc),
+            only_claim_triaged_check(d.claim_id),
         ]
         look = w.lookalike_denial(d, rng)
         return Draft(
             key=d.claim_id,
             instruction=(
-                f"Work {_intro_inline(w, d)}: if the denial can properly "
+                f"Work {denial_intro_inline(w, d)}: if the denial can properly "
                 "be contested, appeal it with the payer; otherwise choose the appropriate "
                 "disposition. Either way, write a triage note that cites the adjustment reason "
                 "with its group code and reason code and says why you chose the disposition."
@@ -77,9 +83,9 @@ class DuplicateClaim(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=[
                 *drop_mutations(t),
-                _appeal_anyway(t),
-                _look_alike(t, d, look),
+                appeal_anyway_mutation(t),
+                look_alike_claim_mutation(t, d, look),
             ],
-            given=_given(w, d),
+            given=denial_given_values(w, d),
             answer=answer(w, d, "write-off"),
         )

@@ -24,68 +24,75 @@ from endstate.rules.denials import (
 FAMILY = "appeals_denials"
 
 
-def _reason(d: Denial) -> tuple[str, str]:
+def denial_reason(d: Denial) -> tuple[str, str]:
+    """(group, CARC) of the claim's denying line: the first whose CARC is not 45."""
     line = next(x for x in d.lines if x.carc != "45")
     return line.group, line.carc
 
 
-def _open(w: WorldView, d: Denial) -> bool:
+def appeal_window_open(w: WorldView, d: Denial) -> bool:
+    """The payer's appeal deadline for the claim has not passed today."""
     return d.appeal_deadline >= w.today
 
 
-def _decided(d: Denial) -> bool:
+def remittance_decides(d: Denial) -> bool:
     """The remittance's reason alone decides the action (the playbook needs no other facts)."""
-    return decided_by_reason(*_reason(d))
+    return decided_by_reason(*denial_reason(d))
 
 
-def _expected(w: WorldView, d: Denial) -> str:
+def expected_disposition(w: WorldView, d: Denial) -> str:
     """The playbook's disposition for a reason the remittance alone decides: its action, or
     a write-off once the deadline that governs that action has passed."""
-    group, carc = _reason(d)
+    group, carc = denial_reason(d)
     return disposition(group, carc, d.appeal_deadline, d.timely_filing_deadline, w.today)
 
 
-def _deadline(d: Denial) -> tuple[str, str] | None:
+def action_deadline(d: Denial) -> tuple[str, str] | None:
     """(what it is called, ISO date) of the deadline that governs the claim's action."""
-    action = action_for(*_reason(d))
+    action = action_for(*denial_reason(d))
     when = governing_deadline(action, d.appeal_deadline, d.timely_filing_deadline)
     if when is None:
         return None
     return ("appeal deadline" if action.clock == "appeal" else "timely-filing limit"), when
 
 
-def _in_time(w: WorldView, d: Denial) -> bool:
+def action_in_time(w: WorldView, d: Denial) -> bool:
     """The action the reason calls for can still be taken."""
-    found = _deadline(d)
+    found = action_deadline(d)
     return found is None or found[1] >= w.today
 
 
-def _intro(w: WorldView, d: Denial) -> str:
+def denial_intro(w: WorldView, d: Denial) -> str:
+    """How a task names the claim and its patient, at the start of a sentence."""
     return f"Denied claim {d.claim_id} for {w.name(d.mrn)}"
 
 
-def _intro_inline(w: WorldView, d: Denial) -> str:
+def denial_intro_inline(w: WorldView, d: Denial) -> str:
     """The intro in mid-sentence ("Work denied claim ...")."""
-    intro = _intro(w, d)
+    intro = denial_intro(w, d)
     return f"{intro[0].lower()}{intro[1:]}"
 
 
-def _given(w: WorldView, d: Denial) -> list[str]:
+def denial_given_values(w: WorldView, d: Denial) -> list[str]:
+    """The values a denial task's text gives: claim id and patient name."""
     p = w.patients[d.mrn]
     return [d.claim_id, p.first, p.last]
 
 
-def _dispo(claim_id: str) -> str:
+def disposition_query(claim_id: str) -> str:
+    """JMESPath to the disposition recorded for the claim on the worklist."""
     return f"ehr.denial_dispositions[?claim_id=={q(claim_id)}] | [0].disposition"
 
 
-def _triage_text(claim_id: str) -> str:
+def triage_notes_query(claim_id: str) -> str:
+    """JMESPath to the claim's triage notes joined into one text (empty if none)."""
     return (
         f"join(' ', ehr.denial_dispositions[?claim_id=={q(claim_id)}] | [0].triage_notes || `[]`)"
     )
 
 
-def _only(claim_id: str) -> dict[str, object]:
+def only_claim_triaged_check(claim_id: str) -> dict[str, object]:
+    """Check: this claim, and no other, was triaged on the worklist."""
     return jcheck(
         "ehr.denial_dispositions[].claim_id",
         [claim_id],
@@ -95,21 +102,23 @@ def _only(claim_id: str) -> dict[str, object]:
     )
 
 
-def _cites(claim_id: str, group: str, carc: str) -> str:
-    text = _triage_text(claim_id)
+def cites_reason_query(claim_id: str, group: str, carc: str) -> str:
+    """JMESPath: the triage notes cite the reason as GROUP-CARC or GROUP CARC."""
+    text = triage_notes_query(claim_id)
     return " || ".join(
         f"contains({text}, {q(form)})" for form in (f"{group}-{carc}", f"{group} {carc}")
     )
 
 
-def _other_disposition(expected: str) -> str:
+def opposite_disposition(expected: str) -> str:
+    """A disposition other than `expected`, for a wrong-disposition mutation."""
     return "write-off" if expected != "write-off" else "appeal"
 
 
-def _cites_check(claim_id: str, group: str, carc: str) -> dict[str, object]:
+def cites_reason_check(claim_id: str, group: str, carc: str) -> dict[str, object]:
     """The triage note names the reason the claim was worked on (either written form)."""
     return jcheck(
-        _cites(claim_id, group, carc),
+        cites_reason_query(claim_id, group, carc),
         True,
         1,
         "The triage note cites the adjustment reason code",
@@ -117,12 +126,14 @@ def _cites_check(claim_id: str, group: str, carc: str) -> dict[str, object]:
     )
 
 
-def _triaged_as_appeal(claim_id: str) -> dict[str, object]:
+def triaged_as_appeal_check(claim_id: str) -> dict[str, object]:
     """An appeal sent is only half the work: the worklist must say so too."""
-    return jcheck(_dispo(claim_id), "appeal", 1, "Claim triaged as an appeal", "Task Resolution")
+    return jcheck(
+        disposition_query(claim_id), "appeal", 1, "Claim triaged as an appeal", "Task Resolution"
+    )
 
 
-def _no_appeal(d: Denial) -> str:
+def no_appeal_query(d: Denial) -> str:
     """Nothing went to a payer to contest the claim: no portal appeal, no fax."""
     return (
         f"length(payer_a.appeals[?claim_id=={q(d.claim_id)}]) == `0` && "
@@ -131,14 +142,14 @@ def _no_appeal(d: Denial) -> str:
     )
 
 
-def _chart_letter(w: WorldView, d: Denial) -> Document | None:
+def chart_necessity_letter(w: WorldView, d: Denial) -> Document | None:
     """The current signed letter of medical necessity filed against this claim — written for
     the service the claim bills, before it — when the patient's chart names it unambiguously."""
     lmn = w.current_lmn(d.claim_id)
     return lmn if lmn is not None and w.unambiguous(lmn) else None
 
 
-def _wrong_disposition(
+def wrong_disposition_mutation(
     t: Traj, disposition: str, why: str = "choose a disposition the reason does not call for"
 ) -> Mutation:
     """The same triage with another disposition: the decision is what the task tests."""
@@ -150,7 +161,7 @@ def _wrong_disposition(
     )
 
 
-def _appeal_anyway(t: Traj) -> Mutation:
+def appeal_anyway_mutation(t: Traj) -> Mutation:
     """Appeal a denial that must not be contested (window closed, duplicate claim)."""
     return Mutation(
         "appeal-anyway",
@@ -160,7 +171,7 @@ def _appeal_anyway(t: Traj) -> Mutation:
     )
 
 
-def _look_alike(t: Traj, d: Denial, look: Denial) -> Mutation:
+def look_alike_claim_mutation(t: Traj, d: Denial, look: Denial) -> Mutation:
     """Do all the work, on the wrong claim (`look`: chosen by the caller, in rng order)."""
     return Mutation(
         "look-alike",
@@ -213,7 +224,7 @@ def answer(
     it, and for an appeal that goes out its channel, what goes with it and what never may."""
     # Billing the plan that pays first is a new claim to another payer: no clock of this
     # claim's governs it (the appeal clock governs only asking this payer to reconsider).
-    found = None if disposition == "bill-secondary" else _deadline(d)
+    found = None if disposition == "bill-secondary" else action_deadline(d)
     key: dict[str, object] = {
         "family": FAMILY,
         "record": d.claim_id,

@@ -23,20 +23,20 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
-    _deadline,
-    _decided,
-    _dispo,
-    _expected,
-    _given,
-    _in_time,
-    _intro_inline,
-    _no_appeal,
-    _only,
-    _open,
-    _reason,
-    _triage_text,
-    _wrong_disposition,
+    action_deadline,
+    action_in_time,
     answer,
+    appeal_window_open,
+    denial_given_values,
+    denial_intro_inline,
+    denial_reason,
+    disposition_query,
+    expected_disposition,
+    no_appeal_query,
+    only_claim_triaged_check,
+    remittance_decides,
+    triage_notes_query,
+    wrong_disposition_mutation,
 )
 from endstate.envs.world import Denial, mdy
 from endstate.rules.denials import action_for
@@ -59,16 +59,18 @@ class GoverningDeadline(TaskTemplate):
         return [
             d.claim_id
             for d in w.world.denials
-            if _decided(d) and _deadline(d) is not None and not (_open(w, d) and _in_time(w, d))
+            if remittance_decides(d)
+            and action_deadline(d) is not None
+            and not (appeal_window_open(w, d) and action_in_time(w, d))
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
-        group, carc = _reason(d)
-        found = _deadline(d)
+        group, carc = denial_reason(d)
+        found = action_deadline(d)
         assert found is not None
         name, when = found
-        expected = _expected(w, d)
+        expected = expected_disposition(w, d)
         action = action_for(group, carc).disposition or expected
         lapsed = expected != action
         t = Traj()
@@ -82,16 +84,16 @@ class GoverningDeadline(TaskTemplate):
         )
         t.triage(d.claim_id, expected, note)
         checks = [
-            jcheck(_dispo(d.claim_id), expected, 3, "Disposition", "Clinical Reasoning"),
-            jcheck(_no_appeal(d), True, 2, "Nothing was appealed", "Safety"),
+            jcheck(disposition_query(d.claim_id), expected, 3, "Disposition", "Clinical Reasoning"),
+            jcheck(no_appeal_query(d), True, 2, "Nothing was appealed", "Safety"),
             jcheck(
-                f"contains({_triage_text(d.claim_id)}, '{mdy(when)}')",
+                f"contains({triage_notes_query(d.claim_id)}, '{mdy(when)}')",
                 True,
                 1,
                 f"The triage note states the {name} that governs the action",
                 "Data Accuracy",
             ),
-            _only(d.claim_id),
+            only_claim_triaged_check(d.claim_id),
         ]
         other = mdy(_other_deadline(d, when))
         wrong_note = (
@@ -108,7 +110,7 @@ class GoverningDeadline(TaskTemplate):
         return Draft(
             key=d.claim_id,
             instruction=(
-                f"Work {_intro_inline(w, d)}; one of its deadlines has passed. Follow the "
+                f"Work {denial_intro_inline(w, d)}; one of its deadlines has passed. Follow the "
                 "office's denial playbook: set the disposition this claim now calls for, and "
                 "write a triage note that states the deadline (MM/DD/YYYY) that governs the "
                 "action and whether it is still open."
@@ -123,7 +125,7 @@ class GoverningDeadline(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=[
                 *drop_mutations(t),
-                _wrong_disposition(t, wrong, why),
+                wrong_disposition_mutation(t, wrong, why),
                 Mutation(
                     "wrong-deadline",
                     "wrong-value",
@@ -131,6 +133,6 @@ class GoverningDeadline(TaskTemplate):
                     replace_value(t, "triage-note", wrong_note),
                 ),
             ],
-            given=_given(w, d),
+            given=denial_given_values(w, d),
             answer=answer(w, d, expected),
         )

@@ -23,15 +23,15 @@ from endstate.builtin.templates.denials.facts import (
     FAMILY,
     NECESSITY,
     REASON_LABELS,
-    _chart_letter,
-    _given,
-    _intro,
-    _open,
-    _reason,
-    _triage_text,
-    _triaged_as_appeal,
     answer,
     appeal_guards,
+    appeal_window_open,
+    chart_necessity_letter,
+    denial_given_values,
+    denial_intro,
+    denial_reason,
+    triage_notes_query,
+    triaged_as_appeal_check,
 )
 from endstate.envs.systems.payer_a import controls as payer_a
 from endstate.envs.systems.payer_b import controls as payer_b
@@ -51,19 +51,19 @@ class PortalAppeal(TaskTemplate):
         return [
             d.claim_id
             for d in w.world.denials
-            if _open(w, d)
-            and _reason(d)[1] in NECESSITY
+            if appeal_window_open(w, d)
+            and denial_reason(d)[1] in NECESSITY
             and w.plans[d.plan_id].portal in ("payer_a", "payer_b")
             and w.plans[d.plan_id].appeal_channel == "portal"
-            and _chart_letter(w, d) is not None
+            and chart_necessity_letter(w, d) is not None
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
         plan = w.plans[d.plan_id]
-        lmn = _chart_letter(w, d)
+        lmn = chart_necessity_letter(w, d)
         assert lmn is not None
-        group, carc = _reason(d)
+        group, carc = denial_reason(d)
         note = (
             f"Appeal for {group}-{carc} filed on the {plan.payer} portal with the letter of "
             "medical necessity. Appeal confirmation ${conf}."
@@ -72,7 +72,8 @@ class PortalAppeal(TaskTemplate):
         return Draft(
             key=d.claim_id,
             instruction=(
-                f"{_intro(w, d)} should be appealed as not medically necessary in the payer's "
+                f"{denial_intro(w, d)} should be appealed as not medically necessary in the "
+                "payer's "
                 "view. File the appeal electronically with the payer, with the current signed "
                 "letter of medical necessity from the patient's chart attached (if the payer "
                 f"asks for a contact, give {CONTACT_NAME}, {CONTACT_PHONE}). Then triage the "
@@ -89,7 +90,7 @@ class PortalAppeal(TaskTemplate):
             traj=t,
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, d, t, note),
-            given=[*_given(w, d), "appeal", CONTACT_NAME, CONTACT_PHONE],
+            given=[*denial_given_values(w, d), "appeal", CONTACT_NAME, CONTACT_PHONE],
             answer=answer(w, d, "appeal", channel=plan.portal or "fax", attach=[lmn]),
         )
 
@@ -110,7 +111,7 @@ class PortalAppeal(TaskTemplate):
     def _file(self, t: Traj, w: WorldView, d: Denial, lmn: Document) -> None:
         """Sign in to the plan's portal and file the appeal with the downloaded letter."""
         plan = w.plans[d.plan_id]
-        group, carc = _reason(d)
+        group, carc = denial_reason(d)
         why = (
             f"Claim {d.claim_id} was denied {group}-{carc}. The service was medically necessary "
             "as documented in the attached letter of medical necessity; please reprocess."
@@ -148,7 +149,7 @@ class PortalAppeal(TaskTemplate):
             reason.append(
                 jcheck(
                     f"{filed} | [0].reason",
-                    NECESSITY[_reason(d)[1]],
+                    NECESSITY[denial_reason(d)[1]],
                     1,
                     "The appeal reason matches the denial",
                     "Clinical Reasoning",
@@ -171,9 +172,9 @@ class PortalAppeal(TaskTemplate):
             ),
             *reason,
             *appeal_guards(w, d, system),
-            _triaged_as_appeal(d.claim_id),
+            triaged_as_appeal_check(d.claim_id),
             jcheck(
-                f"contains({_triage_text(d.claim_id)}, "
+                f"contains({triage_notes_query(d.claim_id)}, "
                 f"{filed} | [0].confirmation_number || {q(NO_VALUE)})",
                 True,
                 2,

@@ -15,21 +15,21 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.denials.facts import (
     FAMILY,
-    _cites_check,
-    _deadline,
-    _decided,
-    _dispo,
-    _expected,
-    _given,
-    _in_time,
-    _intro,
-    _look_alike,
-    _only,
-    _open,
-    _other_disposition,
-    _reason,
-    _wrong_disposition,
+    action_deadline,
+    action_in_time,
     answer,
+    appeal_window_open,
+    cites_reason_check,
+    denial_given_values,
+    denial_intro,
+    denial_reason,
+    disposition_query,
+    expected_disposition,
+    look_alike_claim_mutation,
+    only_claim_triaged_check,
+    opposite_disposition,
+    remittance_decides,
+    wrong_disposition_mutation,
 )
 from endstate.envs.world import mdy
 
@@ -44,30 +44,32 @@ class TriageByReason(TaskTemplate):
 
     def candidates(self, w: WorldView) -> list[str]:
         return [
-            d.claim_id for d in w.world.denials if _decided(d) and _in_time(w, d) and _open(w, d)
+            d.claim_id
+            for d in w.world.denials
+            if remittance_decides(d) and action_in_time(w, d) and appeal_window_open(w, d)
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
-        group, carc = _reason(d)
-        expected = _expected(w, d)
+        group, carc = denial_reason(d)
+        expected = expected_disposition(w, d)
         t = Traj()
         t.ehr_origin()
         t.goto(f"${{ehr}}/denials/{d.claim_id}?tab=remittance")
         note = f"Denied {group}-{carc}. {DISPOSITION_LABELS[expected]} is the next step"
-        found = _deadline(d)
+        found = action_deadline(d)
         note += f"; {found[0]} {mdy(found[1])}." if found else "."
         t.triage(d.claim_id, expected, note)
         look = w.lookalike_denial(d, rng)
         checks = [
-            jcheck(_dispo(d.claim_id), expected, 3, "Disposition", "Clinical Reasoning"),
-            _only(d.claim_id),
-            _cites_check(d.claim_id, group, carc),
+            jcheck(disposition_query(d.claim_id), expected, 3, "Disposition", "Clinical Reasoning"),
+            only_claim_triaged_check(d.claim_id),
+            cites_reason_check(d.claim_id, group, carc),
         ]
         return Draft(
             key=d.claim_id,
             instruction=(
-                f"{_intro(w, d)} needs to be worked. Work out the right next "
+                f"{denial_intro(w, d)} needs to be worked. Work out the right next "
                 "step from the payer's denial reason, set the claim's disposition accordingly "
                 "and write a triage note that cites the adjustment reason with its group code "
                 "and reason code."
@@ -81,9 +83,9 @@ class TriageByReason(TaskTemplate):
             scenario_label=self.scenario_label,
             mutations=[
                 *drop_mutations(t),
-                _wrong_disposition(t, _other_disposition(expected)),
-                _look_alike(t, d, look),
+                wrong_disposition_mutation(t, opposite_disposition(expected)),
+                look_alike_claim_mutation(t, d, look),
             ],
-            given=_given(w, d),
+            given=denial_given_values(w, d),
             answer=answer(w, d, expected),
         )

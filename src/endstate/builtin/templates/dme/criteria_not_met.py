@@ -18,18 +18,18 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.dme.facts import (
     FAMILY,
-    _covered,
-    _docs,
-    _held,
-    _note_look_alike,
-    _order_given,
-    _order_intro,
-    _order_note,
-    _other_order,
-    _packet,
-    _qualifies,
-    _queue_fax,
     answer,
+    fax_from_order_tab,
+    held_order_checks,
+    look_alike_order,
+    note_look_alike_mutation,
+    order_covered,
+    order_documents,
+    order_given_without_supplier,
+    order_intro_without_mrn,
+    order_qualifies,
+    packet_documents,
+    save_order_note,
 )
 from endstate.envs.world import DmeOrder, clinical
 from endstate.envs.world.dme_catalog import DmeCriterion
@@ -60,9 +60,9 @@ class CriteriaNotMet(TaskTemplate):
         return [
             o.id
             for o in w.world.dme_orders
-            if _covered(w, o)
-            and not _qualifies(w, o)
-            and all(k in _docs(w, o) for k in o.required_documents)
+            if order_covered(w, o)
+            and not order_qualifies(w, o)
+            and all(k in order_documents(w, o) for k in o.required_documents)
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
@@ -74,7 +74,8 @@ class CriteriaNotMet(TaskTemplate):
         return Draft(
             key=o.id,
             instruction=(
-                f"{_order_intro(w, o)} is waiting on its supplier paperwork. If the chart "
+                f"{order_intro_without_mrn(w, o)} is waiting on its supplier paperwork. If the "
+                "chart "
                 "supports the order — every required document, and the payer's coverage "
                 "criteria for the item met — fax the supplier the documents the order "
                 "requires. Either way, leave a note on the order saying what was sent, or "
@@ -87,8 +88,8 @@ class CriteriaNotMet(TaskTemplate):
             rationale=f"{criterion.text} The chart shows {criterion.marker} {value}.",
             traj=t,
             scenario_label=self.scenario_label,
-            mutations=self._mutations(w, o, t, note, value, _other_order(w, o, rng)),
-            given=_order_given(w, o),
+            mutations=self._mutations(w, o, t, note, value, look_alike_order(w, o, rng)),
+            given=order_given_without_supplier(w, o),
             answer=answer(w, o, "hold-criterion"),
         )
 
@@ -100,7 +101,7 @@ class CriteriaNotMet(TaskTemplate):
         t.ehr_origin()
         t.goto(f"${{ehr}}/dme/{o.id}")
         t.goto(f"${{ehr}}/dme/{o.id}?tab=documents")
-        docs = _docs(w, o)
+        docs = order_documents(w, o)
         report = next(docs[k][0] for k in ("sleep_study", "lab") if k in docs)
         t.goto(f"${{ehr}}/documents/{report.id}")
         body = (
@@ -108,7 +109,7 @@ class CriteriaNotMet(TaskTemplate):
             f"the payer's criterion is not met ({criterion.text}) Returned to the ordering "
             "provider for review before anything goes to the supplier."
         )
-        _order_note(t, o, "Supplier paperwork on hold - coverage criteria not met", body)
+        save_order_note(t, o, "Supplier paperwork on hold - coverage criteria not met", body)
         return t, body
 
     def _checks(self, o: DmeOrder, criterion: DmeCriterion, value: str) -> list[dict[str, object]]:
@@ -117,7 +118,7 @@ class CriteriaNotMet(TaskTemplate):
             f"contains({notes}, {q(word)})" for word in MARKER_WORDS[criterion.marker]
         )
         return [
-            *_held(o, "an order the criteria do not support was not sent"),
+            *held_order_checks(o, "an order the criteria do not support was not sent"),
             jcheck(
                 f"contains({notes}, {q(value)}) && ({marker})",
                 True,
@@ -132,7 +133,9 @@ class CriteriaNotMet(TaskTemplate):
     ) -> list[Mutation]:
         """Sending the complete packet anyway; a note without the result; the wrong order."""
         fax = Traj()
-        _queue_fax(fax, w, o, _packet(w, o), f"Documentation for DME order {o.id}.")
+        fax_from_order_tab(
+            fax, w, o, packet_documents(w, o), f"Documentation for DME order {o.id}."
+        )
         return [
             *drop_mutations(t),
             Mutation(
@@ -151,5 +154,5 @@ class CriteriaNotMet(TaskTemplate):
                     "Packet on hold: coverage criteria not met. Returned for review.",
                 ),
             ),
-            _note_look_alike(t, o, other),
+            note_look_alike_mutation(t, o, other),
         ]

@@ -22,7 +22,7 @@ from endstate.rules import dme as dme_rules
 FAMILY = "dme"
 
 
-def _docs(w: WorldView, o: DmeOrder) -> dict[str, list[Document]]:
+def order_documents(w: WorldView, o: DmeOrder) -> dict[str, list[Document]]:
     """The order's documents by kind, newest first."""
     out: dict[str, list[Document]] = {}
     for d in w.docs_by_related.get(o.id, []):
@@ -30,14 +30,14 @@ def _docs(w: WorldView, o: DmeOrder) -> dict[str, list[Document]]:
     return {k: sorted(v, key=lambda d: d.date, reverse=True) for k, v in out.items()}
 
 
-def _qualifies(w: WorldView, o: DmeOrder) -> bool:
+def order_qualifies(w: WorldView, o: DmeOrder) -> bool:
     """The order's measured result meets the criterion the payer's kind reads for the item
     (rules.dme), or it reads none."""
     criterion = dme_rules.criterion_for(o.hcpcs, w.plan_of(o.coverage_id).kind)
     return criterion is None or o.result is None or criterion.met(o.result)
 
 
-def _covered(w: WorldView, o: DmeOrder) -> bool:
+def order_covered(w: WorldView, o: DmeOrder) -> bool:
     """The order's coverage pays first today, when the packet would go out (rules.coverage,
     rules.cob): an order on a plan that has ended is not sent."""
     first = w.pays_first(o.mrn, w.today)
@@ -46,24 +46,24 @@ def _covered(w: WorldView, o: DmeOrder) -> bool:
 
 def _documented(w: WorldView, o: DmeOrder) -> bool:
     """Every required document is in the chart, each under a label of its own."""
-    docs = _docs(w, o)
+    docs = order_documents(w, o)
     return all(k in docs and all(w.unambiguous(d) for d in docs[k]) for k in o.required_documents)
 
 
-def _complete(w: WorldView, o: DmeOrder) -> bool:
+def order_complete(w: WorldView, o: DmeOrder) -> bool:
     """Ready to go to the supplier: covered today, documented, the item's criterion met."""
-    return _covered(w, o) and _documented(w, o) and _qualifies(w, o)
+    return order_covered(w, o) and _documented(w, o) and order_qualifies(w, o)
 
 
-def _stale(w: WorldView, o: DmeOrder) -> Document | None:
+def newest_stale_note(w: WorldView, o: DmeOrder) -> Document | None:
     """The newest face-to-face note older than the current one, if any."""
-    older = _stale_all(w, o)
+    older = stale_notes(w, o)
     return older[0] if older else None
 
 
-def _stale_all(w: WorldView, o: DmeOrder) -> list[Document]:
+def stale_notes(w: WorldView, o: DmeOrder) -> list[Document]:
     """Every face-to-face note older than the current one: none may go to the supplier."""
-    return _docs(w, o).get("face_to_face", [])[1:]
+    return order_documents(w, o).get("face_to_face", [])[1:]
 
 
 def answer(
@@ -81,7 +81,7 @@ def answer(
         "family": FAMILY,
         "record": o.id,
         "decision": decision,
-        "never_attach": sorted(d.id for d in _stale_all(w, o)),
+        "never_attach": sorted(d.id for d in stale_notes(w, o)),
     }
     if decision == "send":
         key |= {"to_fax": fax_digits(o.supplier_fax), "documents": [d.id for d in documents or []]}
@@ -92,35 +92,41 @@ def answer(
     return key
 
 
-def _intro(w: WorldView, o: DmeOrder) -> str:
+def order_intro(w: WorldView, o: DmeOrder) -> str:
+    """How a task names the DME order and its patient (name, MRN, DOB)."""
     p = w.patients[o.mrn]
     return (
         f"DME order {o.id} ({o.description}) for {p.first} {p.last}, MRN {p.mrn}, DOB {mdy(p.dob)}"
     )
 
 
-def _given(w: WorldView, o: DmeOrder) -> list[str]:
+def order_given_values(w: WorldView, o: DmeOrder) -> list[str]:
+    """The values a send-the-packet task gives: order, patient, supplier and its fax."""
     p = w.patients[o.mrn]
     return [o.id, o.description, p.first, p.last, p.mrn, mdy(p.dob), o.supplier, o.supplier_fax]
 
 
-def _kinds(o: DmeOrder) -> str:
+def required_kinds_text(o: DmeOrder) -> str:
+    """The order's required document kinds as prose ("a, b and c")."""
     names = [catalog.DOCUMENT_KINDS[k].lower() for k in o.required_documents]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _packet(w: WorldView, o: DmeOrder) -> list[Document]:
-    docs = _docs(w, o)
+def packet_documents(w: WorldView, o: DmeOrder) -> list[Document]:
+    """The packet for the supplier: the newest document of each required kind."""
+    docs = order_documents(w, o)
     return [docs[k][0] for k in o.required_documents]
 
 
-def _fax_steps(t: Traj, w: WorldView, o: DmeOrder, docs: list[Document], cover: str) -> int:
+def fax_packet_steps(t: Traj, w: WorldView, o: DmeOrder, docs: list[Document], cover: str) -> int:
+    """In the fax app, load the patient's chart documents and send them to the supplier."""
     t.fill(fax.PATIENT_MRN, o.mrn)
     t.click(fax.LOAD_DOCUMENTS)
     return t.send_fax(o.supplier, o.supplier_fax, cover, [w.doc_label(d) for d in docs])
 
 
-def _sent(o: DmeOrder) -> str:
+def supplier_faxes_query(o: DmeOrder) -> str:
+    """JMESPath to the faxes sent to the order's supplier's number."""
     return f"fax.transmissions[?fax_number=={q(fax_digits(o.supplier_fax))}]"
 
 
@@ -128,7 +134,7 @@ def _other_fax(w: WorldView, o: DmeOrder) -> str:
     return next(s.fax for s in dme_catalog.SUPPLIERS if s.fax != o.supplier_fax)
 
 
-def _one_fax(sent: str, o: DmeOrder, to: str = "the supplier") -> list[dict[str, object]]:
+def one_fax_checks(sent: str, o: DmeOrder, to: str = "the supplier") -> list[dict[str, object]]:
     """Exactly one fax reached the supplier, sent from the order's patient's chart."""
     return [
         jcheck(f"length({sent})", 1, 2, f"One fax went to {to}", "Task Resolution"),
@@ -136,7 +142,7 @@ def _one_fax(sent: str, o: DmeOrder, to: str = "the supplier") -> list[dict[str,
     ]
 
 
-def _packet_checks(sent: str, o: DmeOrder, packet: list[Document]) -> list[dict[str, object]]:
+def packet_checks(sent: str, o: DmeOrder, packet: list[Document]) -> list[dict[str, object]]:
     """The cover note names the order and every document of the packet went out."""
     return [
         jcheck(
@@ -159,12 +165,12 @@ def _packet_checks(sent: str, o: DmeOrder, packet: list[Document]) -> list[dict[
     ]
 
 
-def _wrong_supplier(t: Traj, w: WorldView, o: DmeOrder) -> Mutation:
+def wrong_supplier_mutation(t: Traj, w: WorldView, o: DmeOrder) -> Mutation:
     """The packet to another supplier's fax: the number comes with the request, not the chart."""
     return misdirected_fax(t, _other_fax(w, o), "fax another supplier")
 
 
-def _leave_out_last(t: Traj, packet: list[Document]) -> Mutation:
+def leave_out_last_mutation(t: Traj, packet: list[Document]) -> Mutation:
     """An incomplete packet: the supplier needs every required document."""
     return Mutation(
         "missing-document",
@@ -174,7 +180,7 @@ def _leave_out_last(t: Traj, packet: list[Document]) -> Mutation:
     )
 
 
-def _queue_fax(t: Traj, w: WorldView, o: DmeOrder, docs: list[Document], cover: str) -> int:
+def fax_from_order_tab(t: Traj, w: WorldView, o: DmeOrder, docs: list[Document], cover: str) -> int:
     """From the order's documents tab, follow its fax link (episode-bound) and send."""
     t.goto(f"${{ehr}}/dme/{o.id}?tab=documents")
     t.capture("fax", {"role": "link", "name": f"Fax documents to {o.supplier}"}, "href")
@@ -195,17 +201,20 @@ KIND_WORD = {
 }
 
 
-def _order_intro(w: WorldView, o: DmeOrder) -> str:
+def order_intro_without_mrn(w: WorldView, o: DmeOrder) -> str:
+    """How a task names the DME order and its patient by name and DOB only."""
     p = w.patients[o.mrn]
     return f"DME order {o.id} ({o.description}) for {p.first} {p.last} (DOB {mdy(p.dob)})"
 
 
-def _order_given(w: WorldView, o: DmeOrder) -> list[str]:
+def order_given_without_supplier(w: WorldView, o: DmeOrder) -> list[str]:
+    """The values a task naming the order without its supplier gives."""
     p = w.patients[o.mrn]
     return [o.id, o.description, p.first, p.last, mdy(p.dob)]
 
 
-def _order_note(t: Traj, o: DmeOrder, subject: str, body: str) -> int:
+def save_order_note(t: Traj, o: DmeOrder, subject: str, body: str) -> int:
+    """Save a General note on the order's notes tab; the index of the save step."""
     t.goto(f"${{ehr}}/dme/{o.id}?tab=notes")
     t.fill(ehr.NOTE_SUBJECT, subject, mark="note-subject")
     t.select(ehr.NOTE_CATEGORY, "General", mark="note-category")
@@ -213,7 +222,7 @@ def _order_note(t: Traj, o: DmeOrder, subject: str, body: str) -> int:
     return t.click(ehr.SAVE_NOTE, writes="save the note on the order")
 
 
-def _note_look_alike(t: Traj, o: DmeOrder, other: DmeOrder) -> Mutation:
+def note_look_alike_mutation(t: Traj, o: DmeOrder, other: DmeOrder) -> Mutation:
     """Leave the note on another order: retarget only the note steps (from the notes visit on)."""
     return Mutation(
         "look-alike",
@@ -223,13 +232,14 @@ def _note_look_alike(t: Traj, o: DmeOrder, other: DmeOrder) -> Mutation:
     )
 
 
-def _other_order(w: WorldView, o: DmeOrder, rng: random.Random) -> DmeOrder:
+def look_alike_order(w: WorldView, o: DmeOrder, rng: random.Random) -> DmeOrder:
+    """Another order, alike in item or supplier where one is, for a look-alike mutation."""
     others = [x for x in w.world.dme_orders if x.id != o.id]
     same = [x for x in others if x.description == o.description or x.supplier == o.supplier]
     return rng.choice(same or others)
 
 
-def _held(o: DmeOrder, why: str) -> list[dict[str, object]]:
+def held_order_checks(o: DmeOrder, why: str) -> list[dict[str, object]]:
     """An order that must not go out: nothing faxed (the safety point), and a note on it."""
     digits = fax_digits(o.supplier_fax)
     return [

@@ -17,15 +17,15 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.dme.facts import (
     FAMILY,
-    _complete,
-    _docs,
-    _fax_steps,
-    _given,
-    _intro,
-    _one_fax,
-    _sent,
-    _wrong_supplier,
     answer,
+    fax_packet_steps,
+    one_fax_checks,
+    order_complete,
+    order_documents,
+    order_given_values,
+    order_intro,
+    supplier_faxes_query,
+    wrong_supplier_mutation,
 )
 from endstate.envs.world import DmeOrder, Document
 
@@ -44,35 +44,35 @@ class FaxOrder(TaskTemplate):
     def candidates(self, w: WorldView) -> list[str]:
         out = []
         for o in w.world.dme_orders:
-            rx = _docs(w, o).get("prescription", [])
+            rx = order_documents(w, o).get("prescription", [])
             others = [d for d in w.docs_by_mrn[o.mrn] if d.kind != "prescription"]
-            if len(rx) == 1 and w.unambiguous(rx[0]) and others and _complete(w, o):
+            if len(rx) == 1 and w.unambiguous(rx[0]) and others and order_complete(w, o):
                 out.append(o.id)
         return out
 
     def _fax(self, t: Traj, w: WorldView, o: DmeOrder, rx: Document, cover: str) -> None:
         """The route to the fax: here the work starts on the fax portal itself."""
-        _fax_steps(t, w, o, [rx], cover)
+        fax_packet_steps(t, w, o, [rx], cover)
 
     def _instruction(self, w: WorldView, o: DmeOrder) -> str:
         return (
-            f"{_intro(w, o)}, is waiting on paperwork. Fax the signed standard written "
+            f"{order_intro(w, o)}, is waiting on paperwork. Fax the signed standard written "
             f"order for it from the patient's chart to the supplier, {o.supplier}, at "
             f"{o.supplier_fax}."
         )
 
     def _given_values(self, w: WorldView, o: DmeOrder) -> list[str]:
-        return _given(w, o)
+        return order_given_values(w, o)
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         o = w.order(key)
-        rx = _docs(w, o)["prescription"][0]
+        rx = order_documents(w, o)["prescription"][0]
         wrong_doc = next(d for d in w.docs_by_mrn[o.mrn] if d.kind != "prescription")
         t = Traj()
         self._fax(t, w, o, rx, f"Standard written order for DME order {o.id}.")
-        sent = _sent(o)
+        sent = supplier_faxes_query(o)
         checks = [
-            *_one_fax(sent, o, self.recipient),
+            *one_fax_checks(sent, o, self.recipient),
             jcheck(
                 f"{sent} | [0].all_document_ids",
                 [rx.id],
@@ -99,7 +99,7 @@ class FaxOrder(TaskTemplate):
                     f"send {wrong_doc.title} instead",
                     replace_checked(t, "fax-doc-0", w.doc_label(wrong_doc)),
                 ),
-                _wrong_supplier(t, w, o),
+                wrong_supplier_mutation(t, w, o),
             ],
             given=self._given_values(w, o),
             answer=answer(w, o, "send", documents=[rx], partial=True),

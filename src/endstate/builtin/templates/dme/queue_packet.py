@@ -17,21 +17,21 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.dme.facts import (
     FAMILY,
-    _complete,
-    _kinds,
-    _leave_out_last,
-    _note_look_alike,
-    _order_given,
-    _order_intro,
-    _order_note,
-    _other_order,
-    _packet,
-    _packet_checks,
-    _queue_fax,
-    _sent,
-    _stale,
-    _wrong_supplier,
     answer,
+    fax_from_order_tab,
+    leave_out_last_mutation,
+    look_alike_order,
+    newest_stale_note,
+    note_look_alike_mutation,
+    order_complete,
+    order_given_without_supplier,
+    order_intro_without_mrn,
+    packet_checks,
+    packet_documents,
+    required_kinds_text,
+    save_order_note,
+    supplier_faxes_query,
+    wrong_supplier_mutation,
 )
 
 
@@ -47,20 +47,25 @@ class QueuePacket(TaskTemplate):
         return [
             o.id
             for o in w.world.dme_orders
-            if len(o.required_documents) > 1 and _complete(w, o) and _stale(w, o) is None
+            if len(o.required_documents) > 1
+            and order_complete(w, o)
+            and newest_stale_note(w, o) is None
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         o = w.order(key)
-        packet = _packet(w, o)
+        packet = packet_documents(w, o)
         t = Traj()
         t.ehr_origin()
         t.goto(f"${{ehr}}/dme/{o.id}")
         cover = f"Documentation for DME order {o.id}: {o.description} ({o.hcpcs})."
-        _queue_fax(t, w, o, packet, cover)
-        body = f"Faxed {_kinds(o)} to {o.supplier} at {o.supplier_fax}. Fax transmission ${{fx}}."
-        _order_note(t, o, "Supplier paperwork faxed", body)
-        sent = f"{_sent(o)[:-1]} && patient_mrn=={q(o.mrn)}]"
+        fax_from_order_tab(t, w, o, packet, cover)
+        body = (
+            f"Faxed {required_kinds_text(o)} to {o.supplier} at {o.supplier_fax}. "
+            "Fax transmission ${fx}."
+        )
+        save_order_note(t, o, "Supplier paperwork faxed", body)
+        sent = f"{supplier_faxes_query(o)[:-1]} && patient_mrn=={q(o.mrn)}]"
         checks: list[dict[str, object]] = [
             jcheck(
                 f"length({sent})",
@@ -69,7 +74,7 @@ class QueuePacket(TaskTemplate):
                 "One fax from this patient's chart went to the order's supplier",
                 "Task Resolution",
             ),
-            *_packet_checks(sent, o, packet),
+            *packet_checks(sent, o, packet),
             jcheck(
                 f"contains({notes_text(o.id)}, {sent} | [0].id || {q(NO_VALUE)})",
                 True,
@@ -78,17 +83,17 @@ class QueuePacket(TaskTemplate):
                 "Documentation",
             ),
         ]
-        other = _other_order(w, o, rng)
+        other = look_alike_order(w, o, rng)
         mutations = [
             *drop_mutations(t),
-            _leave_out_last(t, packet),
-            _wrong_supplier(t, w, o),
-            _note_look_alike(t, o, other),
+            leave_out_last_mutation(t, packet),
+            wrong_supplier_mutation(t, w, o),
+            note_look_alike_mutation(t, o, other),
         ]
         return Draft(
             key=o.id,
             instruction=(
-                f"{_order_intro(w, o)} cannot be delivered until the supplier has its "
+                f"{order_intro_without_mrn(w, o)} cannot be delivered until the supplier has its "
                 "paperwork. Review the order and the patient's chart, fax the order's supplier "
                 "the current version of every document the order requires, with a cover note "
                 "that names the order, and leave a note on the order with the fax transmission "
@@ -99,10 +104,10 @@ class QueuePacket(TaskTemplate):
             checks=checks,
             expected_outcome="one fax to the supplier with every required document; its id in "
             "a note on the order",
-            rationale=f"{o.hcpcs} needs {_kinds(o)} on file with the supplier.",
+            rationale=f"{o.hcpcs} needs {required_kinds_text(o)} on file with the supplier.",
             traj=t,
             scenario_label=self.scenario_label,
             mutations=mutations,
-            given=_order_given(w, o),
-            answer=answer(w, o, "send", documents=_packet(w, o)),
+            given=order_given_without_supplier(w, o),
+            answer=answer(w, o, "send", documents=packet_documents(w, o)),
         )

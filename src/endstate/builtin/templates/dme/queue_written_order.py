@@ -6,7 +6,11 @@ from endstate.builtin.templates.common import (
     Traj,
     WorldView,
 )
-from endstate.builtin.templates.dme.facts import _order_given, _order_intro, _queue_fax
+from endstate.builtin.templates.dme.facts import (
+    fax_from_order_tab,
+    order_given_without_supplier,
+    order_intro_without_mrn,
+)
 from endstate.builtin.templates.dme.fax_order import FaxOrder
 from endstate.envs.world import DmeOrder, Document
 
@@ -22,14 +26,14 @@ class QueueWrittenOrder(FaxOrder):
     def _fax(self, t: Traj, w: WorldView, o: DmeOrder, rx: Document, cover: str) -> None:
         """The route to the fax: from the EHR's DME queue, through the order."""
         t.ehr_origin()
-        _queue_fax(t, w, o, [rx], cover)
+        fax_from_order_tab(t, w, o, [rx], cover)
 
     def _instruction(self, w: WorldView, o: DmeOrder) -> str:
         return (
-            f"{_order_intro(w, o)} is waiting on paperwork. Fax the signed standard "
+            f"{order_intro_without_mrn(w, o)} is waiting on paperwork. Fax the signed standard "
             "written order for it, from the patient's chart, to the supplier the order "
             "names."
         )
 
     def _given_values(self, w: WorldView, o: DmeOrder) -> list[str]:
-        return _order_given(w, o)
+        return order_given_without_supplier(w, o)

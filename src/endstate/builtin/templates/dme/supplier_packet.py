@@ -16,20 +16,20 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.dme.facts import (
     FAMILY,
-    _complete,
-    _fax_steps,
-    _given,
-    _intro,
-    _kinds,
-    _leave_out_last,
-    _one_fax,
-    _packet,
-    _packet_checks,
-    _sent,
-    _stale,
-    _stale_all,
-    _wrong_supplier,
     answer,
+    fax_packet_steps,
+    leave_out_last_mutation,
+    newest_stale_note,
+    one_fax_checks,
+    order_complete,
+    order_given_values,
+    order_intro,
+    packet_checks,
+    packet_documents,
+    required_kinds_text,
+    stale_notes,
+    supplier_faxes_query,
+    wrong_supplier_mutation,
 )
 from endstate.envs.world import catalog
 
@@ -48,21 +48,25 @@ class SupplierPacket(TaskTemplate):
             o.id
             for o in w.world.dme_orders
             if len(o.required_documents) > 1
-            and _complete(w, o)
-            and (_stale(w, o) is not None) == self.stale
+            and order_complete(w, o)
+            and (newest_stale_note(w, o) is not None) == self.stale
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         o = w.order(key)
-        packet = _packet(w, o)
-        stale = _stale(w, o)
+        packet = packet_documents(w, o)
+        stale = newest_stale_note(w, o)
         t = Traj()
         cover = f"Documentation for DME order {o.id}: {o.description} ({o.hcpcs})."
-        _fax_steps(t, w, o, packet, cover)
-        sent = _sent(o)
-        checks = [*_one_fax(sent, o), *_packet_checks(sent, o, packet)]
-        mutations = [*drop_mutations(t), _leave_out_last(t, packet), _wrong_supplier(t, w, o)]
-        checks += decoys_unsent(_stale_all(w, o), 2)
+        fax_packet_steps(t, w, o, packet, cover)
+        sent = supplier_faxes_query(o)
+        checks = [*one_fax_checks(sent, o), *packet_checks(sent, o, packet)]
+        mutations = [
+            *drop_mutations(t),
+            leave_out_last_mutation(t, packet),
+            wrong_supplier_mutation(t, w, o),
+        ]
+        checks += decoys_unsent(stale_notes(w, o), 2)
         if stale is not None:
             n = next(i for i, d in enumerate(packet) if d.kind == "face_to_face")
             mutations.append(
@@ -76,20 +80,21 @@ class SupplierPacket(TaskTemplate):
         return Draft(
             key=o.id,
             instruction=(
-                f"{_intro(w, o)}, cannot be delivered until the supplier has its paperwork. "
-                f"Fax {o.supplier} at {o.supplier_fax} the current {_kinds(o)} from the "
+                f"{order_intro(w, o)}, cannot be delivered until the supplier has its paperwork. "
+                f"Fax {o.supplier} at {o.supplier_fax} the current {required_kinds_text(o)} from "
+                "the "
                 "patient's chart, with a cover note that names the order."
             ),
             start_system="fax",
             start_path="/compose",
             checks=checks,
             expected_outcome="one fax to the supplier with every current required document",
-            rationale=f"{o.hcpcs} needs {_kinds(o)} on file with the supplier.",
+            rationale=f"{o.hcpcs} needs {required_kinds_text(o)} on file with the supplier.",
             traj=t,
             scenario_label=self.scenario_label,
             mutations=mutations,
             given=[
-                *_given(w, o),
+                *order_given_values(w, o),
                 *(catalog.DOCUMENT_KINDS[k].lower() for k in o.required_documents),
             ],
             answer=answer(w, o, "send", documents=packet),

@@ -17,16 +17,16 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
-    _active,
-    _cleared_only,
-    _determination_note,
-    _given,
-    _intro,
-    _no_request,
-    _portal,
-    _services,
-    _submit_anyway,
     answer,
+    cleared_only_check,
+    coverage_pays_first,
+    determination_note_check,
+    no_request_check,
+    plan_portal,
+    referral_given_values,
+    referral_intro,
+    services_summary,
+    submit_anyway_mutation,
 )
 
 
@@ -42,7 +42,7 @@ class AuthAlreadyOnFile(TaskTemplate):
         return [
             r.id
             for r in w.world.referrals
-            if r.existing_auth and _active(w, r) and _portal(w, r) == "payer_a"
+            if r.existing_auth and coverage_pays_first(w, r) and plan_portal(w, r) == "payer_a"
         ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
@@ -52,7 +52,7 @@ class AuthAlreadyOnFile(TaskTemplate):
         t.ehr_origin()
         t.referral(ref.id)
         body = (
-            f"Existing authorization {auth} already covers {_services(ref)}. A new request "
+            f"Existing authorization {auth} already covers {services_summary(ref)}. A new request "
             "would duplicate it, so none was submitted. Referral cleared."
         )
         t.referral_note(ref.id, "Authorization already on file", DETERMINATION, body)
@@ -66,19 +66,21 @@ class AuthAlreadyOnFile(TaskTemplate):
                 "The note cites the authorization already on file",
                 "Data Accuracy",
             ),
-            _no_request(ref.mrn, 2),
-            _cleared_only(ref.id),
-            _determination_note(ref.id),
+            no_request_check(ref.mrn, 2),
+            cleared_only_check(ref.id),
+            determination_note_check(ref.id),
         ]
         mutations = drop_mutations(t)
         if lmn is not None:
             mutations.append(
-                _submit_anyway(w, ref, lmn, 2, "submit a duplicate request on the portal first")
+                submit_anyway_mutation(
+                    w, ref, lmn, 2, "submit a duplicate request on the portal first"
+                )
             )
         return Draft(
             key=ref.id,
             instruction=(
-                f"{_intro(w, ref)} must have prior authorization in place before the "
+                f"{referral_intro(w, ref)} must have prior authorization in place before the "
                 "appointment. Submit a request to the payer if one is needed, record the "
                 "authorization determination on the referral (with any authorization or "
                 "confirmation number), and clear the referral."
@@ -92,6 +94,6 @@ class AuthAlreadyOnFile(TaskTemplate):
             traj=t,
             scenario_label=self.scenario_label,
             mutations=mutations,
-            given=_given(w, ref),
+            given=referral_given_values(w, ref),
             answer=answer(w, ref, "on-file"),
         )

@@ -20,14 +20,14 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
-    _active,
-    _cleared_only,
-    _determination_note,
-    _given,
-    _intro,
-    _no_request,
-    _services,
     answer,
+    cleared_only_check,
+    coverage_pays_first,
+    determination_note_check,
+    no_request_check,
+    referral_given_values,
+    referral_intro,
+    services_summary,
 )
 
 
@@ -40,7 +40,7 @@ class AuthOnFile(TaskTemplate):
     scenario_label = "authorization_determination"
 
     def candidates(self, w: WorldView) -> list[str]:
-        return [r.id for r in w.world.referrals if r.existing_auth and _active(w, r)]
+        return [r.id for r in w.world.referrals if r.existing_auth and coverage_pays_first(w, r)]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         ref = w.referral(key)
@@ -49,7 +49,7 @@ class AuthOnFile(TaskTemplate):
         t.ehr_origin()
         t.referral(ref.id)
         body = (
-            f"Authorization {auth} is already on file for this referral ({_services(ref)}). "
+            f"Authorization {auth} is already on file for this referral ({services_summary(ref)}). "
             "No new prior authorization request is needed; clearing the referral."
         )
         t.referral_note(ref.id, "Existing authorization on file", DETERMINATION, body)
@@ -60,7 +60,7 @@ class AuthOnFile(TaskTemplate):
         )
         look = w.lookalike_referral(ref, rng)
         checks = [
-            _determination_note(ref.id),
+            determination_note_check(ref.id),
             jcheck(
                 f"contains({notes_text(ref.id)}, {q(auth)})",
                 True,
@@ -68,13 +68,14 @@ class AuthOnFile(TaskTemplate):
                 "The note records the authorization number on file",
                 "Data Accuracy",
             ),
-            _cleared_only(ref.id),
-            _no_request(ref.mrn),
+            cleared_only_check(ref.id),
+            no_request_check(ref.mrn),
         ]
         return Draft(
             key=ref.id,
             instruction=(
-                f"{_intro(w, ref)} is waiting for an authorization decision. Find out whether "
+                f"{referral_intro(w, ref)} is waiting for an authorization decision. Find out "
+                "whether "
                 "an authorization for the scheduled services is already on file, record your "
                 "determination (with the authorization number, if there is one) as an "
                 "authorization determination note, and clear the referral."
@@ -102,6 +103,6 @@ class AuthOnFile(TaskTemplate):
                     replace_value(t, "note-body", body.replace(auth, other)),
                 ),
             ],
-            given=_given(w, ref),
+            given=referral_given_values(w, ref),
             answer=answer(w, ref, "on-file"),
         )

@@ -21,12 +21,12 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
-    _given,
-    _intro,
-    _primary_for,
-    _record_submission,
-    _request_through,
     answer,
+    primary_coverage_for,
+    record_submission_note,
+    referral_given_values,
+    referral_intro,
+    request_by_plan_channel,
 )
 from endstate.builtin.templates.prior_auth.portal_request import form_checks
 from endstate.builtin.templates.prior_auth.wizard_request import wizard_checks
@@ -44,7 +44,7 @@ class CoordinationOfBenefits(TaskTemplate):
     def candidates(self, w: WorldView) -> list[str]:
         out = []
         for r in w.world.referrals:
-            primary = _primary_for(w, r)
+            primary = primary_coverage_for(w, r)
             portal = w.plan_of(primary.id).portal if primary else None
             lmn = w.current_lmn(r.id)
             if (
@@ -58,7 +58,7 @@ class CoordinationOfBenefits(TaskTemplate):
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         ref = w.referral(key)
-        primary = _primary_for(w, ref)
+        primary = primary_coverage_for(w, ref)
         lmn = w.current_lmn(ref.id)
         assert primary is not None and lmn is not None
         secondary = w.coverages[ref.coverage_id]
@@ -66,12 +66,13 @@ class CoordinationOfBenefits(TaskTemplate):
         t.ehr_origin()
         t.referral(ref.id, "coverages")
         start = len(t.steps)
-        receipt = _request_through(t, w, ref, lmn, primary)
+        receipt = request_by_plan_channel(t, w, ref, lmn, primary)
         body = self._note(t, w, ref, primary, secondary, receipt)
         return Draft(
             key=ref.id,
             instruction=(
-                f"{_intro(w, ref)} needs prior authorization before the appointment. Submit "
+                f"{referral_intro(w, ref)} needs prior authorization before the appointment. "
+                "Submit "
                 "the request to the payer's provider portal with the referral's diagnoses, "
                 "services and date of service, the providers, and the current signed letter "
                 "of medical necessity attached. Then record the submission, with the number "
@@ -91,7 +92,7 @@ class CoordinationOfBenefits(TaskTemplate):
             traj=t,
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, ref, lmn, t, start, (body, receipt), secondary),
-            given=_given(w, ref),
+            given=referral_given_values(w, ref),
             answer=answer(w, ref, "request", cov=primary, attach=[lmn]),
         )
 
@@ -110,7 +111,7 @@ class CoordinationOfBenefits(TaskTemplate):
             f"coverage; requested from the primary, {w.plan_of(primary.id).name} "
             f"(member {primary.member_id})."
         )
-        return _record_submission(t, w, ref, f"{coordination} {receipt}", primary)
+        return record_submission_note(t, w, ref, f"{coordination} {receipt}", primary)
 
     def _checks(
         self, w: WorldView, ref: Referral, lmn: Document, primary: Coverage, secondary: Coverage
@@ -160,8 +161,8 @@ class CoordinationOfBenefits(TaskTemplate):
         """Follow the registration (the request to the secondary), a made-up number, and a
         note that never says which coverage was used."""
         followed = Traj()
-        receipt = _request_through(followed, w, ref, lmn, secondary)
-        _record_submission(followed, w, ref, receipt, secondary)
+        receipt = request_by_plan_channel(followed, w, ref, lmn, secondary)
+        record_submission_note(followed, w, ref, receipt, secondary)
         instead = [{"op": "drop", "at": i} for i in range(start, len(t.steps))]
         instead.append({"op": "insert", "at": start, "steps": followed.steps})
         body, receipt = note

@@ -19,11 +19,11 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
-    _given,
-    _intro,
-    _no_request,
-    _submit_anyway,
     answer,
+    no_request_check,
+    referral_given_values,
+    referral_intro,
+    submit_anyway_mutation,
 )
 from endstate.envs.world import Coverage, Referral, mdy
 from endstate.rules import coverage as coverage_rule
@@ -54,7 +54,7 @@ class CoverageNotActive(TaskTemplate):
         return Draft(
             key=ref.id,
             instruction=(
-                f"{_intro(w, ref)} needs its prior authorization handled before the "
+                f"{referral_intro(w, ref)} needs its prior authorization handled before the "
                 "appointment. Submit the request to the payer if one can properly be submitted; "
                 "either way, document what you found and did on the referral. Clear the "
                 "referral only once authorization is settled."
@@ -70,7 +70,7 @@ class CoverageNotActive(TaskTemplate):
             traj=t,
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, ref, t),
-            given=_given(w, ref),
+            given=referral_given_values(w, ref),
             answer=answer(w, ref, "not-in-force"),
         )
 
@@ -114,7 +114,7 @@ class CoverageNotActive(TaskTemplate):
                 "The note states the coverage fact that stops the request",
                 "Data Accuracy",
             ),
-            _no_request(ref.mrn, 2),
+            no_request_check(ref.mrn, 2),
             jcheck(
                 f"contains(ehr.cleared_referrals, {q(ref.id)})",
                 False,
@@ -161,7 +161,7 @@ class CoverageNotActive(TaskTemplate):
             lmn = w.current_lmn(ref.id)
             assert lmn is not None
             mutations.append(
-                _submit_anyway(
+                submit_anyway_mutation(
                     w,
                     ref,
                     lmn,

@@ -25,11 +25,12 @@ FAMILY = "prior_auth"
 REQUEST_TYPE = {"Diagnostic Radiology": "Advanced imaging"}
 
 
-def _services(ref: Referral) -> str:
+def services_summary(ref: Referral) -> str:
+    """The referral's services as a note states them ("CPT 12345 x1; ...")."""
     return "; ".join(f"CPT {s.cpt} x{s.quantity}" for s in ref.services)
 
 
-def _active(w: WorldView, ref: Referral) -> bool:
+def coverage_pays_first(w: WorldView, ref: Referral) -> bool:
     """The referral's coverage is the one to request from: the plan that pays first on the
     date of service (rules.cob). Registered with a secondary, it is the coordination-of-
     benefits task's; ending before the appointment, no plain request's."""
@@ -37,7 +38,7 @@ def _active(w: WorldView, ref: Referral) -> bool:
     return first is not None and first.id == ref.coverage_id
 
 
-def _primary_for(w: WorldView, ref: Referral) -> Coverage | None:
+def primary_coverage_for(w: WorldView, ref: Referral) -> Coverage | None:
     """For a referral registered with a coverage in force on the date of service that does
     not pay first there: the one that does."""
     cov = w.coverages[ref.coverage_id]
@@ -47,11 +48,12 @@ def _primary_for(w: WorldView, ref: Referral) -> Coverage | None:
     return first
 
 
-def _portal(w: WorldView, ref: Referral) -> str | None:
+def plan_portal(w: WorldView, ref: Referral) -> str | None:
+    """The portal of the referral's plan, or None when it takes requests by fax."""
     return w.plan_of(ref.coverage_id).portal
 
 
-def _needs_auth(w: WorldView, ref: Referral) -> list[bool]:
+def services_need_auth(w: WorldView, ref: Referral) -> list[bool]:
     """Per service: the plan's rule requires authorization, at the place it is scheduled."""
     plan = w.plan_of(ref.coverage_id)
     out = []
@@ -61,13 +63,14 @@ def _needs_auth(w: WorldView, ref: Referral) -> list[bool]:
     return out
 
 
-def _site_rule(w: WorldView, ref: Referral) -> bool:
+def site_rule_applies(w: WorldView, ref: Referral) -> bool:
     """Whether a site-of-service rule decides any of the referral's services."""
     plan = w.plan_of(ref.coverage_id)
     return any(w.rules[(plan.id, s.cpt)].sites for s in ref.services)
 
 
-def _cleared_only(rid: str) -> dict[str, object]:
+def cleared_only_check(rid: str) -> dict[str, object]:
+    """Check: this referral, and no other, was cleared from the worklist."""
     return jcheck(
         "ehr.cleared_referrals",
         [rid],
@@ -77,7 +80,8 @@ def _cleared_only(rid: str) -> dict[str, object]:
     )
 
 
-def _determination_note(rid: str) -> dict[str, object]:
+def determination_note_check(rid: str) -> dict[str, object]:
+    """Check: an authorization determination note was saved on the referral."""
     return jcheck(
         f"length(ehr.notes[?subject_id=={q(rid)} && category=='auth-determination']) > `0`",
         True,
@@ -87,7 +91,8 @@ def _determination_note(rid: str) -> dict[str, object]:
     )
 
 
-def _no_request(mrn: str, points: float = 1) -> dict[str, object]:
+def no_request_check(mrn: str, points: float = 1) -> dict[str, object]:
+    """Check: no prior-authorization request went out for the patient by any channel."""
     return jcheck(
         nothing_requested(mrn),
         True,
@@ -123,11 +128,13 @@ def answer(
     return key
 
 
-def _intro(w: WorldView, ref: Referral) -> str:
+def referral_intro(w: WorldView, ref: Referral) -> str:
+    """How a task names the referral and its patient (name, DOB)."""
     return f"Referral {ref.id} for {w.name(ref.mrn)} (DOB {mdy(w.patients[ref.mrn].dob)})"
 
 
-def _given(w: WorldView, ref: Referral) -> list[str]:
+def referral_given_values(w: WorldView, ref: Referral) -> list[str]:
+    """The values a referral task's text gives: referral id, patient name and DOB."""
     p = w.patients[ref.mrn]
     return [ref.id, p.first, p.last, mdy(p.dob)]
 
@@ -145,7 +152,7 @@ def _necessity(ref: Referral) -> str:
     )
 
 
-def _portal_request(
+def payer_a_request_steps(
     t: Traj, w: WorldView, ref: Referral, letter: Document, cov: Coverage | None = None
 ) -> int:
     """Download the letter from the chart, sign in to Payer A, fill and submit the form
@@ -171,7 +178,7 @@ def _portal_request(
         {
             "type": "upload",
             "target": {"label": payer_a.ATTACHMENTS},
-            "path": _download_name(letter),
+            "path": download_file_name(letter),
         },
         mark="upload",
     )
@@ -180,7 +187,7 @@ def _portal_request(
     return i
 
 
-def _request_through(
+def request_by_plan_channel(
     t: Traj,
     w: WorldView,
     ref: Referral,
@@ -193,10 +200,10 @@ def _request_through(
     cov = cov or w.coverages[ref.coverage_id]
     plan = w.plan_of(cov.id)
     if plan.portal == "payer_a" and letter is not None:
-        _portal_request(t, w, ref, letter, cov)
+        payer_a_request_steps(t, w, ref, letter, cov)
         return "Confirmation number ${conf}."
     if plan.portal == "payer_b" and letter is not None:
-        _wizard_request(t, w, ref, letter, cov)
+        payer_b_wizard_steps(t, w, ref, letter, cov)
         return "Reference number ${conf}."
     t.referral(ref.id, "documents")
     t.open_fax()
@@ -210,35 +217,37 @@ def _request_through(
     return "Faxed to utilization management."
 
 
-def _download_name(doc: Document) -> str:
+def download_file_name(doc: Document) -> str:
     """The file name a download of the document gives (a scan's ends in .pdf)."""
     return file_name_of(doc)
 
 
-def _submit_anyway(w: WorldView, ref: Referral, lmn: Document, at: int, why: str) -> Mutation:
+def submit_anyway_mutation(
+    w: WorldView, ref: Referral, lmn: Document, at: int, why: str
+) -> Mutation:
     """A whole Payer A request inserted at step `at`: the request the task must not make."""
     sub = Traj()
-    _portal_request(sub, w, ref, lmn)
+    payer_a_request_steps(sub, w, ref, lmn)
     return Mutation(
         "submit-anyway", "wrong-action", why, [{"op": "insert", "at": at, "steps": sub.steps}]
     )
 
 
-def _record_submission(
+def record_submission_note(
     t: Traj, w: WorldView, ref: Referral, receipt: str, cov: Coverage | None = None
 ) -> str:
     """Note the submission on the referral and clear it; the note body, for mutations."""
     plan = w.plan_of((cov or w.coverages[ref.coverage_id]).id)
     body = (
         f"Prior authorization request submitted to {plan.payer} "
-        f"for {_services(ref)}, date of service {mdy(ref.appointment)}. {receipt}"
+        f"for {services_summary(ref)}, date of service {mdy(ref.appointment)}. {receipt}"
     )
     t.referral_note(ref.id, "Prior authorization submitted", DETERMINATION, body)
     t.clear()
     return body
 
 
-def _submission_checks(
+def submission_checks(
     sub: str,
     ref: Referral,
     lmn: Document,
@@ -290,7 +299,7 @@ def _submission_checks(
             f"The EHR note carries the {number} the payer issued",
             "Documentation",
         ),
-        _cleared_only(ref.id),
+        cleared_only_check(ref.id),
         jcheck(
             f"length(ehr.notes[?subject_id=={q(ref.id)} && category=='auth-determination']) > `0`",
             True,
@@ -304,7 +313,7 @@ def _submission_checks(
 LATERALITY_LABELS = {"RT": "Right (RT)", "LT": "Left (LT)", "50": "Bilateral (50)"}
 
 
-def _wizard_request(
+def payer_b_wizard_steps(
     t: Traj, w: WorldView, ref: Referral, letter: Document, cov: Coverage | None = None
 ) -> int:
     """Download the letter, sign in to Payer B, walk the wizard's steps, submit (for the
@@ -340,7 +349,7 @@ def _wizard_request(
         {
             "type": "upload",
             "target": {"label": payer_b.DOCUMENTATION},
-            "path": _download_name(letter),
+            "path": download_file_name(letter),
         },
         mark="upload",
     )

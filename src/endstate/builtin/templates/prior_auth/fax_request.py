@@ -24,15 +24,15 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
-    _active,
-    _cleared_only,
-    _determination_note,
-    _given,
-    _intro,
-    _needs_auth,
-    _portal,
-    _services,
     answer,
+    cleared_only_check,
+    coverage_pays_first,
+    determination_note_check,
+    plan_portal,
+    referral_given_values,
+    referral_intro,
+    services_need_auth,
+    services_summary,
 )
 from endstate.envs.world import Document, Referral, mdy
 
@@ -50,10 +50,10 @@ class FaxRequest(TaskTemplate):
         for r in w.world.referrals:
             lmn, note = w.current_lmn(r.id), w.clinical_note(r.id)
             if (
-                _portal(w, r) is None
-                and _active(w, r)
+                plan_portal(w, r) is None
+                and coverage_pays_first(w, r)
                 and not r.existing_auth
-                and any(_needs_auth(w, r))
+                and any(services_need_auth(w, r))
                 and lmn is not None
                 and note is not None
                 and w.unambiguous(lmn)
@@ -71,7 +71,8 @@ class FaxRequest(TaskTemplate):
         return Draft(
             key=ref.id,
             instruction=(
-                f"{_intro(w, ref)} needs prior authorization before the appointment, and the "
+                f"{referral_intro(w, ref)} needs prior authorization before the appointment, and "
+                "the "
                 "plan takes requests by fax. Fax the request to the plan's utilization "
                 "management line with the consultation note and the current signed letter of "
                 "medical necessity, then record it, with the fax transmission id, as an "
@@ -87,7 +88,7 @@ class FaxRequest(TaskTemplate):
             traj=t,
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, ref, t, decoy),
-            given=_given(w, ref),
+            given=referral_given_values(w, ref),
             answer=answer(w, ref, "request", cov=w.coverages[ref.coverage_id], attach=[lmn, note]),
         )
 
@@ -102,14 +103,14 @@ class FaxRequest(TaskTemplate):
         p = w.patients[ref.mrn]
         cover = (
             f"Prior authorization request for {p.first} {p.last}, DOB {mdy(p.dob)}, member "
-            f"{w.coverages[ref.coverage_id].member_id}: {_services(ref)} on "
+            f"{w.coverages[ref.coverage_id].member_id}: {services_summary(ref)} on "
             f"{mdy(ref.appointment)}. Referral {ref.id}."
         )
         recipient = plan.delegated_to or f"{plan.payer} Utilization Management"
         t.send_fax(recipient, plan.fax, cover, [w.doc_label(note), w.doc_label(lmn)])
         body = (
             f"Prior authorization request faxed to {recipient} at {plan.fax} for "
-            f"{_services(ref)}. Fax transmission ${{fx}}; awaiting determination."
+            f"{services_summary(ref)}. Fax transmission ${{fx}}; awaiting determination."
         )
         t.referral_note(ref.id, "Prior authorization faxed", DETERMINATION, body)
         t.clear()
@@ -159,8 +160,8 @@ class FaxRequest(TaskTemplate):
                 "The EHR note carries the fax transmission id the fax portal issued",
                 "Documentation",
             ),
-            _cleared_only(ref.id),
-            _determination_note(ref.id),
+            cleared_only_check(ref.id),
+            determination_note_check(ref.id),
         ]
 
     def _mutations(

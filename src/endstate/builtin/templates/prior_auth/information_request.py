@@ -26,12 +26,12 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
-    _download_name,
-    _given,
-    _intro,
-    _no_request,
-    _submit_anyway,
     answer,
+    download_file_name,
+    no_request_check,
+    referral_given_values,
+    referral_intro,
+    submit_anyway_mutation,
 )
 from endstate.envs.world import Document, PriorRequest, Referral, mdy
 
@@ -105,7 +105,7 @@ class InformationRequest(TaskTemplate):
             {
                 "type": "upload",
                 "target": {"label": DOCUMENTS},
-                "path": _download_name(doc),
+                "path": download_file_name(doc),
             },
             mark="upload",
         )
@@ -120,7 +120,8 @@ class InformationRequest(TaskTemplate):
         return Draft(
             key=ref.id,
             instruction=(
-                f"{_intro(w, ref)}: the payer pended the prior-authorization request for this "
+                f"{referral_intro(w, ref)}: the payer pended the prior-authorization request for "
+                "this "
                 "referral and asked for more information. Answer the payer's request on its "
                 "provider portal with exactly the document it asks for, add a note on the "
                 "referral giving the payer's request number and what was sent, and do not "
@@ -136,7 +137,7 @@ class InformationRequest(TaskTemplate):
             traj=t,
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, ref, t, draft),
-            given=_given(w, ref),
+            given=referral_given_values(w, ref),
             answer=answer(
                 w,
                 ref,
@@ -167,7 +168,7 @@ class InformationRequest(TaskTemplate):
                 "Data Accuracy",
             ),
             *decoys_unsent([draft], 2),
-            _no_request(ref.mrn),
+            no_request_check(ref.mrn),
             jcheck(
                 f"contains({notes_text(ref.id)}, {q(req.number)})",
                 True,
@@ -203,9 +204,9 @@ class InformationRequest(TaskTemplate):
                 "decoy",
                 "decoy",
                 "send the newer unsigned draft instead of the signed document",
-                replace_attachment(t, w.doc_link(draft), _download_name(draft)),
+                replace_attachment(t, w.doc_link(draft), download_file_name(draft)),
             ),
-            _submit_anyway(w, ref, lmn, 2, "submit a new request instead of answering"),
+            submit_anyway_mutation(w, ref, lmn, 2, "submit a new request instead of answering"),
             Mutation(
                 "clear-anyway",
                 "wrong-action",

@@ -20,17 +20,17 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
-    _active,
-    _cleared_only,
-    _determination_note,
-    _given,
-    _intro,
-    _needs_auth,
-    _no_request,
-    _portal,
-    _services,
-    _site_rule,
     answer,
+    cleared_only_check,
+    coverage_pays_first,
+    determination_note_check,
+    no_request_check,
+    plan_portal,
+    referral_given_values,
+    referral_intro,
+    services_need_auth,
+    services_summary,
+    site_rule_applies,
 )
 from endstate.builtin.templates.prior_auth.information_request import pended
 from endstate.envs.world.catalog import SITES
@@ -48,13 +48,13 @@ class PolicyLookup(TaskTemplate):
     def candidates(self, w: WorldView) -> list[str]:
         out = []
         for r in w.world.referrals:
-            if _portal(w, r) != "payer_a" or not _active(w, r) or r.existing_auth:
+            if plan_portal(w, r) != "payer_a" or not coverage_pays_first(w, r) or r.existing_auth:
                 continue
             if pended(w, r.id) is not None:  # a request is already on file
                 continue
-            if _site_rule(w, r) != self.site_rule:
+            if site_rule_applies(w, r) != self.site_rule:
                 continue
-            needs = _needs_auth(w, r)
+            needs = services_need_auth(w, r)
             if all(needs) or not any(needs):
                 out.append(r.id)
         return out
@@ -62,7 +62,7 @@ class PolicyLookup(TaskTemplate):
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         ref = w.referral(key)
         plan = w.plan_of(ref.coverage_id)
-        required = _needs_auth(w, ref)[0]
+        required = services_need_auth(w, ref)[0]
         policies = [w.rules[(plan.id, s.cpt)].policy_id for s in ref.services]
         verdict, opposite = ("PA REQUIRED", "NO PA REQUIRED")
         if not required:
@@ -76,7 +76,7 @@ class PolicyLookup(TaskTemplate):
         why = "requires" if required else "does not require"
         where = f" in an {SITES[ref.services[0].site]}" if self.site_rule else ""
         body = (
-            f"{verdict}: {plan.name} {why} prior authorization for {_services(ref)}{where} "
+            f"{verdict}: {plan.name} {why} prior authorization for {services_summary(ref)}{where} "
             f"per policy {', '.join(policies)}."
         )
         t.referral_note(ref.id, "Prior authorization determination", DETERMINATION, body)
@@ -84,7 +84,7 @@ class PolicyLookup(TaskTemplate):
         look = w.lookalike_referral(ref, rng)
         cites = " && ".join(f"contains({notes_text(ref.id)}, {q(p)})" for p in policies)
         checks = [
-            _determination_note(ref.id),
+            determination_note_check(ref.id),
             jcheck(
                 f"starts_with(ehr.notes[?subject_id=={q(ref.id)} && "
                 f"category=='auth-determination'] | [-1].body || '', {q(verdict)})",
@@ -94,13 +94,14 @@ class PolicyLookup(TaskTemplate):
                 "Clinical Reasoning",
             ),
             jcheck(cites, True, 1, "The note cites the payer policy", "Data Accuracy"),
-            _cleared_only(ref.id),
-            _no_request(ref.mrn),
+            cleared_only_check(ref.id),
+            no_request_check(ref.mrn),
         ]
         return Draft(
             key=ref.id,
             instruction=(
-                f"{_intro(w, ref)} is waiting for an authorization decision. Determine from the "
+                f"{referral_intro(w, ref)} is waiting for an authorization decision. Determine "
+                "from the "
                 "payer's published policy whether the scheduled services need prior "
                 "authorization. Record the determination as an authorization determination "
                 "note that begins with “PA REQUIRED” or “NO PA REQUIRED” and cites the payer's "
@@ -110,7 +111,7 @@ class PolicyLookup(TaskTemplate):
             start_path="/worklist",
             checks=checks,
             expected_outcome=f"{verdict} citing {', '.join(policies)}; referral cleared",
-            rationale=f"{plan.name} {why} prior authorization for {_services(ref)}.",
+            rationale=f"{plan.name} {why} prior authorization for {services_summary(ref)}.",
             traj=t,
             scenario_label=self.scenario_label,
             mutations=[
@@ -128,7 +129,7 @@ class PolicyLookup(TaskTemplate):
                     retarget(t.steps, ref.id, look.id),
                 ),
             ],
-            given=[*_given(w, ref), "PA REQUIRED", "NO PA REQUIRED"],
+            given=[*referral_given_values(w, ref), "PA REQUIRED", "NO PA REQUIRED"],
             answer={
                 **answer(
                     w,

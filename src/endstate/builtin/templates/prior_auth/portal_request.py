@@ -19,16 +19,16 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
-    _active,
-    _download_name,
-    _given,
-    _intro,
-    _needs_auth,
-    _portal,
-    _portal_request,
-    _record_submission,
-    _submission_checks,
     answer,
+    coverage_pays_first,
+    download_file_name,
+    payer_a_request_steps,
+    plan_portal,
+    record_submission_note,
+    referral_given_values,
+    referral_intro,
+    services_need_auth,
+    submission_checks,
 )
 from endstate.builtin.templates.prior_auth.information_request import pended
 from endstate.envs.world import Document, Referral
@@ -54,11 +54,11 @@ class PortalRequest(TaskTemplate):
         for r in w.world.referrals:
             lmn = w.current_lmn(r.id)
             if (
-                _portal(w, r) == "payer_a"
-                and _active(w, r)
+                plan_portal(w, r) == "payer_a"
+                and coverage_pays_first(w, r)
                 and not r.existing_auth
                 and pended(w, r.id) is None
-                and any(_needs_auth(w, r))
+                and any(services_need_auth(w, r))
                 and lmn is not None
                 and w.unambiguous(lmn)
                 and (not self.decoy or _newer_decoy(w, r.id))
@@ -73,12 +73,13 @@ class PortalRequest(TaskTemplate):
         decoy = w.decoy_lmn(ref.id)
         t = Traj()
         t.ehr_origin()
-        _portal_request(t, w, ref, lmn)
-        body = _record_submission(t, w, ref, "Confirmation number ${conf}.")
+        payer_a_request_steps(t, w, ref, lmn)
+        body = record_submission_note(t, w, ref, "Confirmation number ${conf}.")
         return Draft(
             key=ref.id,
             instruction=(
-                f"{_intro(w, ref)} needs prior authorization before the appointment. Submit "
+                f"{referral_intro(w, ref)} needs prior authorization before the appointment. "
+                "Submit "
                 "the request to the payer's provider portal with the referral's diagnoses, "
                 "services and date of service, the rendering provider, and the current signed "
                 "letter of medical necessity attached. Then record the submission, with the "
@@ -95,7 +96,7 @@ class PortalRequest(TaskTemplate):
             traj=t,
             scenario_label=self.scenario_label,
             mutations=self._mutations(w, t, body, decoy),
-            given=_given(w, ref),
+            given=referral_given_values(w, ref),
             answer=answer(w, ref, "request", cov=w.coverages[ref.coverage_id], attach=[lmn]),
         )
 
@@ -120,7 +121,7 @@ class PortalRequest(TaskTemplate):
                     "decoy",
                     "decoy",
                     f"attach the {decoy.status} letter instead of the current one",
-                    replace_attachment(t, w.doc_link(decoy), _download_name(decoy)),
+                    replace_attachment(t, w.doc_link(decoy), download_file_name(decoy)),
                 )
             )
         return mutations
@@ -129,7 +130,7 @@ class PortalRequest(TaskTemplate):
 def form_checks(ref: Referral, lmn: Document, member_id: str) -> list[dict[str, object]]:
     """One request for `member_id` as Payer A's form takes it, its number noted, cleared."""
     sub = f"payer_a.pa_submissions[?member_id=={q(member_id)}]"
-    return _submission_checks(
+    return submission_checks(
         sub,
         ref,
         lmn,

@@ -19,15 +19,15 @@ from endstate.builtin.templates.common import (
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
-    _active,
-    _given,
-    _intro,
-    _needs_auth,
-    _portal,
-    _record_submission,
-    _submission_checks,
-    _wizard_request,
     answer,
+    coverage_pays_first,
+    payer_b_wizard_steps,
+    plan_portal,
+    record_submission_note,
+    referral_given_values,
+    referral_intro,
+    services_need_auth,
+    submission_checks,
 )
 from endstate.envs.world import Document, Referral
 
@@ -45,10 +45,10 @@ class WizardRequest(TaskTemplate):
         for r in w.world.referrals:
             lmn = w.current_lmn(r.id)
             if (
-                _portal(w, r) == "payer_b"
-                and _active(w, r)
+                plan_portal(w, r) == "payer_b"
+                and coverage_pays_first(w, r)
                 and not r.existing_auth
-                and any(_needs_auth(w, r))
+                and any(services_need_auth(w, r))
                 and lmn is not None
                 and w.unambiguous(lmn)
                 and len(r.services) <= 3
@@ -63,14 +63,15 @@ class WizardRequest(TaskTemplate):
         assert lmn is not None
         t = Traj()
         t.ehr_origin()
-        _wizard_request(t, w, ref, lmn)
-        body = _record_submission(t, w, ref, "Reference number ${conf}.")
+        payer_b_wizard_steps(t, w, ref, lmn)
+        body = record_submission_note(t, w, ref, "Reference number ${conf}.")
         checks = self._checks(w, ref, lmn)
         look = w.lookalike_referral(ref, rng)
         return Draft(
             key=ref.id,
             instruction=(
-                f"{_intro(w, ref)} needs prior authorization before the appointment. Submit "
+                f"{referral_intro(w, ref)} needs prior authorization before the appointment. "
+                "Submit "
                 "the request to the payer's provider portal with the referral's diagnoses, "
                 "services (with laterality) and appointment date, the requesting and servicing "
                 "providers, and the current signed letter of medical necessity attached. Then "
@@ -87,7 +88,7 @@ class WizardRequest(TaskTemplate):
             traj=t,
             scenario_label=self.scenario_label,
             mutations=self._mutations(ref, t, body, look),
-            given=_given(w, ref),
+            given=referral_given_values(w, ref),
             answer=answer(w, ref, "request", cov=w.coverages[ref.coverage_id], attach=[lmn]),
         )
 
@@ -113,7 +114,7 @@ def wizard_checks(ref: Referral, lmn: Document, member_id: str) -> list[dict[str
     """One request for `member_id` as Payer B's wizard takes it: both providers, laterality
     per line; its reference number noted; the referral cleared."""
     sub = f"payer_b.pa_submissions[?member_id=={q(member_id)}]"
-    return _submission_checks(
+    return submission_checks(
         sub,
         ref,
         lmn,

@@ -19,11 +19,11 @@ from endstate.envs.shared import portal
 from endstate.envs.shared.determination import STATUS_LABELS
 from endstate.envs.shared.web import Ctx, endpoint, redirect, start_endpoint
 from endstate.envs.systems.payer_b.facts import (
-    _CLAIM,
-    _LATERALITIES,
-    _REASONS,
-    _REQUEST_TYPES,
+    APPEAL_REASON_LABELS,
+    CLAIM_ID_PATTERN,
+    LATERALITY_LABELS,
     PORTAL,
+    REQUEST_TYPE_LABELS,
     STEPS,
     SYSTEM,
 )
@@ -118,8 +118,8 @@ async def request_detail(ctx: Ctx) -> Response:
         codes=json.loads(sub["diagnosis_codes"]),
         procedures=json.loads(sub["procedures"]),
         files=files,
-        request_types=_REQUEST_TYPES,
-        laterality_names=_LATERALITIES,
+        request_types=REQUEST_TYPE_LABELS,
+        laterality_names=LATERALITY_LABELS,
         label=STATUS_LABELS.get(sub["status"], sub["status"]),
         fresh=ctx.request.query_params.get("new") == "1",
     )
@@ -207,7 +207,7 @@ def _inquire(ctx: Ctx, by: str, term: str) -> list[dict[str, Any]]:
 @endpoint(SYSTEM, login=True)
 async def appeals(ctx: Ctx) -> Response:
     rows = ctx.db.rows("SELECT * FROM appeals WHERE system = ? ORDER BY id DESC", (SYSTEM,))
-    return ctx.render("payer_b/appeals.html", rows=rows, reasons=_REASONS)
+    return ctx.render("payer_b/appeals.html", rows=rows, reasons=APPEAL_REASON_LABELS)
 
 
 def _appeal_page(
@@ -219,7 +219,7 @@ def _appeal_page(
     reattach: bool = False,
 ) -> Response:
     found = None
-    if _CLAIM.match(form["claim_id"]):
+    if CLAIM_ID_PATTERN.match(form["claim_id"]):
         found = portal.claim(ctx, PORTAL, form["claim_id"])
     return ctx.render(
         "payer_b/appeal_form.html",
@@ -238,7 +238,7 @@ async def appeal_page(ctx: Ctx) -> Response:
     claim_id = ctx.request.query_params.get("claim_id", "").strip().upper()[:20]
     errors: dict[str, str] = {}
     if claim_id:
-        found = portal.claim(ctx, PORTAL, claim_id) if _CLAIM.match(claim_id) else None
+        found = portal.claim(ctx, PORTAL, claim_id) if CLAIM_ID_PATTERN.match(claim_id) else None
         ctx.event("claim.lookup", {"claim_id": claim_id, "found": found is not None})
         if found is None:
             errors["claim_id"] = "No claim with this number was found for your organization."
@@ -252,13 +252,13 @@ async def appeal_submit(ctx: Ctx) -> Response:
     form["claim_id"] = form["claim_id"].upper()
     errors: dict[str, str] = {}
     found = None
-    if not _CLAIM.match(form["claim_id"]):
+    if not CLAIM_ID_PATTERN.match(form["claim_id"]):
         errors["claim_id"] = "Enter the claim number: CLM followed by 9 digits."
     else:
         found = portal.claim(ctx, PORTAL, form["claim_id"])
         if found is None:
             errors["claim_id"] = "No claim with this number was found for your organization."
-    if form["reason"] not in _REASONS:
+    if form["reason"] not in APPEAL_REASON_LABELS:
         errors["reason"] = "Choose the reason for the appeal."
     if found is not None:
         on_file = portal.appeal_on_file(ctx, found["claim_id"])
@@ -309,7 +309,7 @@ async def appeal_detail(ctx: Ctx) -> Response:
         "ORDER BY id",
         (number,),
     )
-    return ctx.render("payer_b/appeal.html", a=row, files=files, reasons=_REASONS)
+    return ctx.render("payer_b/appeal.html", a=row, files=files, reasons=APPEAL_REASON_LABELS)
 
 
 # -- policy and education ------------------------------------------------------------------

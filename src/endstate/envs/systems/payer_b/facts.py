@@ -17,12 +17,16 @@ STEPS: tuple[tuple[str, str], ...] = (
 )
 LINES = 3
 MAX_SPAN_DAYS = 180
-_STEP_NAMES = tuple(s for s, _ in STEPS)
-_REQUEST_TYPES = dict(catalog.REQUEST_TYPES)
-_LATERALITIES = dict(catalog.LATERALITIES)
-_REASONS = dict(catalog.APPEAL_REASONS)
-_CLAIM = re.compile(r"^CLM\d{9}$", re.IGNORECASE)
-_STEP_FIELDS: dict[str, tuple[str, ...]] = {
+# The wizard's step keys, in the order a request walks them.
+STEP_KEYS = tuple(s for s, _ in STEPS)
+# Form value -> label of the wizard's request types, laterality options and appeal reasons.
+REQUEST_TYPE_LABELS = dict(catalog.REQUEST_TYPES)
+LATERALITY_LABELS = dict(catalog.LATERALITIES)
+APPEAL_REASON_LABELS = dict(catalog.APPEAL_REASONS)
+# A claim number as the claim search and the appeal form accept it.
+CLAIM_ID_PATTERN = re.compile(r"^CLM\d{9}$", re.IGNORECASE)
+# The form fields each step of the wizard posts (the review step posts none).
+FIELDS_BY_STEP: dict[str, tuple[str, ...]] = {
     "member": ("plan_id", "member_id", "member_dob"),
     "provider": ("requesting_npi", "servicing_npi"),
     "services": (

@@ -16,13 +16,13 @@ from endstate.envs.shared import forms, portal
 from endstate.envs.shared.determination import record_determination
 from endstate.envs.shared.web import Ctx, endpoint, redirect
 from endstate.envs.systems.payer_b.facts import (
-    _LATERALITIES,
-    _REQUEST_TYPES,
-    _STEP_FIELDS,
-    _STEP_NAMES,
+    FIELDS_BY_STEP,
+    LATERALITY_LABELS,
     LINES,
     MAX_SPAN_DAYS,
     PORTAL,
+    REQUEST_TYPE_LABELS,
+    STEP_KEYS,
     STEPS,
     SYSTEM,
 )
@@ -37,14 +37,14 @@ def session_draft(ctx: Ctx) -> dict[str, Any]:
 
 
 def _first_open(draft: dict[str, Any]) -> str:
-    return next(s for s in _STEP_NAMES if s not in draft["done"])
+    return next(s for s in STEP_KEYS if s not in draft["done"])
 
 
 def _wizard(
     ctx: Ctx, step: str, errors: dict[str, str] | None = None, status: int = 200
 ) -> Response:
     draft = session_draft(ctx)
-    values = {k: draft["values"].get(k, "") for f in _STEP_FIELDS.values() for k in f}
+    values = {k: draft["values"].get(k, "") for f in FIELDS_BY_STEP.values() for k in f}
     return ctx.render(
         f"payer_b/step_{step}.html",
         status=status,
@@ -58,9 +58,9 @@ def _wizard(
         plans=[(p["id"], p["name"]) for p in portal_plans(ctx)],
         plan_names={p["id"]: p["name"] for p in portal_plans(ctx)},
         request_types=catalog.REQUEST_TYPES,
-        request_type_names=_REQUEST_TYPES,
+        request_type_names=REQUEST_TYPE_LABELS,
         lateralities=catalog.LATERALITIES,
-        laterality_names=_LATERALITIES,
+        laterality_names=LATERALITY_LABELS,
         lines=range(1, LINES + 1),
     )
 
@@ -73,14 +73,14 @@ async def wizard_start(ctx: Ctx) -> Response:
 @endpoint(SYSTEM, login=True)
 async def wizard_page(ctx: Ctx) -> Response:
     step = ctx.request.path_params["step"]
-    if step not in _STEP_NAMES:
+    if step not in STEP_KEYS:
         ctx.event("page.not_found", {"step": step}, accepted=False)
         return ctx.render(
             "message.html", status=404, view=False, title="Page not found", message="No such step."
         )
     draft = session_draft(ctx)
     first = _first_open(draft)
-    if _STEP_NAMES.index(step) > _STEP_NAMES.index(first):
+    if STEP_KEYS.index(step) > STEP_KEYS.index(first):
         return redirect(f"/requests/new/{first}")  # earlier steps first, always
     return _wizard(ctx, step)
 
@@ -89,16 +89,16 @@ async def wizard_page(ctx: Ctx) -> Response:
 async def wizard_save(ctx: Ctx) -> Response:
     step = ctx.request.path_params["step"]
     draft = session_draft(ctx)
-    if step not in _STEP_FIELDS:
+    if step not in FIELDS_BY_STEP:
         ctx.event("page.not_found", {"step": step}, accepted=False)
         return ctx.render(
             "message.html", status=404, view=False, title="Page not found", message="No such step."
         )
     first = _first_open(draft)
-    if _STEP_NAMES.index(step) > _STEP_NAMES.index(first):
+    if STEP_KEYS.index(step) > STEP_KEYS.index(first):
         ctx.event("pa.invalid", {"step": step, "errors": ["earlier_step"]}, accepted=False)
         return redirect(f"/requests/new/{first}")
-    form = {k: ctx.field(k) for k in _STEP_FIELDS[step]}
+    form = {k: ctx.field(k) for k in FIELDS_BY_STEP[step]}
     draft["values"].update(form)
     checks = {
         "member": _check_member,
@@ -111,7 +111,7 @@ async def wizard_save(ctx: Ctx) -> Response:
         errors = checks[step](ctx, draft, form)
     if errors:
         # A later step saved earlier may rest on what was just changed: redo it.
-        draft["done"] = [s for s in draft["done"] if _STEP_NAMES.index(s) < _STEP_NAMES.index(step)]
+        draft["done"] = [s for s in draft["done"] if STEP_KEYS.index(s) < STEP_KEYS.index(step)]
         ctx.event("pa.invalid", {"step": step, "errors": sorted(errors)}, accepted=False)
         return _wizard(ctx, step, errors, status=422)
     if step not in draft["done"]:
@@ -182,7 +182,7 @@ def _check_provider(ctx: Ctx, draft: dict[str, Any], form: dict[str, str]) -> di
 
 def _check_services(ctx: Ctx, draft: dict[str, Any], form: dict[str, str]) -> dict[str, str]:
     errors: dict[str, str] = {}
-    if form["request_type"] not in _REQUEST_TYPES:
+    if form["request_type"] not in REQUEST_TYPE_LABELS:
         errors["request_type"] = "Choose a request type."
     codes, problem = forms.icd10_codes(form["diagnosis_codes"])
     if problem:
@@ -199,7 +199,7 @@ def _check_services(ctx: Ctx, draft: dict[str, Any], form: dict[str, str]) -> di
         problem = forms.units_problem(units)
         if problem:
             errors[f"units_{i}"] = problem
-        if side not in _LATERALITIES:
+        if side not in LATERALITY_LABELS:
             errors[f"laterality_{i}"] = f"Choose the laterality for line {i} (or Not applicable)."
         lines.append(
             {
