@@ -97,10 +97,6 @@ def problems_from_validation_error(
     return problems
 
 
-# The scheduling cases still call the old name; it goes once they call the public one.
-_validation_problems = problems_from_validation_error
-
-
 def parse_check_entry(file: str, index: int, raw: Any) -> tuple[Check | None, list[Problem]]:
     """The check at `evals[index]` of a task file, or the problems that refuse it."""
     loc: tuple[Any, ...] = ("evals", index)

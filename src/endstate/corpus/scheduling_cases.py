@@ -119,7 +119,7 @@ def parse_case(file: str, family: str, data: Any) -> tuple[Task | None, list[Pro
     try:
         card = Card.model_validate(data)
     except ValidationError as exc:
-        return None, hab_v2._validation_problems(file, exc, ())
+        return None, hab_v2.problems_from_validation_error(file, exc, ())
     problems = _lint(file, card)
     if any(p.severity == "error" for p in problems):
         return None, problems
