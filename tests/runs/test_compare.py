@@ -279,3 +279,30 @@ def test_a_bad_gates_file_is_refused_before_the_run_starts(tmp_path: Path) -> No
     assert proc.returncode == 1
     assert "gates.0: Value error, pass_rate needs `min` or `max`" in proc.stderr
     assert not (tmp_path / "runs").exists()
+
+
+def test_two_builds_are_named_as_a_change_and_never_called_the_same_agent() -> None:
+    from endstate.agent_build import AgentBuild, ProgramTree
+
+    def built(digest: str) -> AgentBuild:
+        files = {"agent/agent.py": digest}
+        tree = ProgramTree(roots=["/a"], ignored=[], sha256=digest * 4, files=files, bytes=1)
+        return AgentBuild(program=tree)
+
+    passed = AttemptResult(attempt="1", status="passed", score=1, earned=1)
+    base, run = _sheet("b", [passed]), _sheet("r", [passed])
+    base = base.model_copy(
+        update={"pins": base.pins.model_copy(update={"agent_build": built("1111")})}
+    )
+    run = run.model_copy(
+        update={"pins": run.pins.model_copy(update={"agent_build": built("2222")})}
+    )
+    plain = compare(base, run, "base")
+    assert plain.verdict == "no change"
+    assert "agent build: program file agent/agent.py changed (1111 -> 2222)" in plain.changed
+    same = compare(base, run, "base", same_agent=True)
+    assert same.verdict == "not comparable"
+    assert same.drift == [
+        "--same-agent: agent build: program file agent/agent.py changed (1111 -> 2222)"
+    ]
+    assert compare(base, base, "base", same_agent=True).verdict == "no change"
