@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ import pytest
 
 from endstate.agents.registry import make_agent
 from endstate.cli.extra_flags import read_extra, system_options_given
-from endstate.envs import EmbeddedSuite
+from endstate.envs import EmbeddedSuite, EpisodeInfo
 from endstate.envs.suite.system_options import validate_systems
 from endstate.envs.systems.scheduling.user import UNKNOWN_FACT
 from endstate.envs.systems.scheduling.user_model import SCRIPTED_IDENTITY, UserModel, user_pin
@@ -50,18 +50,28 @@ def talking_suite(
     running.stop()
 
 
-def test_the_model_words_replies_but_the_script_decides_and_the_facts_hold(
-    chat: ChatDouble, talking_suite: EmbeddedSuite
-) -> None:
-    info = talking_suite.open_episode(setup=SETUP)
+def _caller(
+    suite: EmbeddedSuite, info: EpisodeInfo
+) -> tuple[Callable[..., dict[str, Any]], httpx.Client]:
+    """A client bound to the episode, calling the scheduling tools over HTTP (and the client,
+    to close)."""
     web = httpx.Client(follow_redirects=True)
     web.get(info.start_urls["scheduling"])
-    base = talking_suite.urls["scheduling"]
+    base = suite.urls["scheduling"]
 
     def call(tool: str, key: str | None = None, **arguments: Any) -> dict[str, Any]:
         body = {"arguments": arguments, "idempotency_key": key}
         found: dict[str, Any] = web.post(f"{base}/tools/{tool}", json=body).json()
         return found
+
+    return call, web
+
+
+def test_the_model_words_replies_but_the_script_decides_and_the_facts_hold(
+    chat: ChatDouble, talking_suite: EmbeddedSuite
+) -> None:
+    info = talking_suite.open_episode(setup=SETUP)
+    call, web = _caller(talking_suite, info)
 
     chat.queue(Behaviour(reply="My member ID is 88421."))
     made_up = call("message_user", text="What is your insurance member ID?")
@@ -87,6 +97,7 @@ def test_the_model_words_replies_but_the_script_decides_and_the_facts_hold(
     asked = chat.requests[-1]["messages"][-1]["content"]
     assert asked.startswith("Your decision: approved.")
     talking_suite.close_episode(info.id)
+    web.close()
 
 
 def test_the_user_model_is_pinned_in_the_manifest(chat: ChatDouble, tmp_path: Path) -> None:
@@ -138,14 +149,7 @@ def test_words_that_contradict_the_scripts_decision_never_reach_the_agent(
     chat: ChatDouble, talking_suite: EmbeddedSuite
 ) -> None:
     info = talking_suite.open_episode(setup=SETUP)
-    web = httpx.Client(follow_redirects=True)
-    web.get(info.start_urls["scheduling"])
-    base = talking_suite.urls["scheduling"]
-
-    def call(tool: str, key: str | None = None, **arguments: Any) -> dict[str, Any]:
-        body = {"arguments": arguments, "idempotency_key": key}
-        found: dict[str, Any] = web.post(f"{base}/tools/{tool}", json=body).json()
-        return found
+    call, web = _caller(talking_suite, info)
 
     call("hold_slot", "h", patient_id="SP0004", slot_id="SL-PR02-0304-1130")
     call("propose", "p", patient_id="SP0004", action="book", slot_id="SL-PR02-0304-1130")

@@ -21,6 +21,7 @@ from typing import Any
 
 from endstate.agent_build import AgentBuild, Interpreter, ModelBuild, ProgramTree, SourceRevision
 from endstate.errors import EndstateError
+from endstate.sandbox.view import is_harness_python
 
 DEFAULT_IGNORE = (
     "__pycache__",
@@ -37,7 +38,6 @@ DEFAULT_IGNORE = (
 MAX_FILES = 5_000
 MAX_BYTES = 256 * 1024 * 1024
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64")
-PYTHON_NAMES = ("python", "python3", f"python3.{sys.version_info.minor}")
 
 
 def _under(path: Path, root: str) -> bool:
@@ -57,7 +57,7 @@ def program_roots(argv: Sequence[str], declared: Sequence[Path] = ()) -> list[Pa
         if not found.exists():
             continue
         found = found.resolve()
-        if any(_under(found, d) for d in SYSTEM_DIRS) or (i == 0 and _harness_python(arg)):
+        if any(_under(found, d) for d in SYSTEM_DIRS) or (i == 0 and is_harness_python(arg)):
             continue
         root = found if found.is_dir() else found.parent
         if root not in roots:
@@ -107,17 +107,6 @@ def program_tree(
     )
 
 
-def _harness_python(command: str) -> bool:
-    if command in PYTHON_NAMES:
-        return True
-    found = shutil.which(command) if "/" not in command else command
-    if not found:
-        return False
-    real = Path(os.path.realpath(found))
-    base = getattr(sys, "_base_executable", None) or sys.executable
-    return real in (Path(os.path.realpath(base)), Path(os.path.realpath(sys.executable)))
-
-
 def _distributions() -> dict[str, str]:
     """The harness environment's distributions: name -> version (the first of a name found)."""
     found: dict[str, str] = {}
@@ -131,7 +120,7 @@ def _distributions() -> dict[str, str]:
 def interpreter(argv0: str) -> Interpreter:
     """What runs the program. A `python` the harness provides: its version and distributions.
     Any other executable: its path and its file's sha256 (never run)."""
-    if _harness_python(argv0):
+    if is_harness_python(argv0):
         dists = _distributions()
         listing = "\n".join(f"{k}=={v}" for k, v in dists.items()).encode()
         return Interpreter(

@@ -123,7 +123,8 @@ def _runtime_python() -> Path:
     return Path(os.path.realpath(base))
 
 
-def _is_harness_python(command: str) -> bool:
+def is_harness_python(command: str) -> bool:
+    """Whether a command's program is the harness's own Python (by name or by its real path)."""
     if command in PYTHON_NAMES:
         return True
     found = shutil.which(command) if "/" not in command else command
@@ -204,7 +205,7 @@ def build_view(
     view = View()
     argv = list(command)
     defaults: list[Path] = []
-    if argv and _is_harness_python(argv[0]):
+    if argv and is_harness_python(argv[0]):
         view.python = _runtime_python()
         argv[0] = str(RUNTIME_BIN / "python3")
     elif argv and "/" in argv[0] and (found := _existing(argv[0])):

@@ -51,6 +51,16 @@ _S = {"type": "string"}
 _I = {"type": "integer"}
 _CHANNEL = {"type": "string", "enum": ["sms", "email", "portal"]}
 
+# What approving names, whoever asks (the agent's request_approval, the user's approve).
+_APPROVAL = _obj(
+    ["proposal_id", "revision", "kind"],
+    proposal_id=_I,
+    revision=_I,
+    kind={"type": "string", "enum": ["booking", "communication"]},
+    channel=_CHANNEL,
+    body=_S,
+)
+
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "find_patient",
@@ -111,14 +121,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "send a message about it). A communication approval is for one exact message: give its "
         "channel and body, which the user is shown; only that message may then be sent. The "
         "user answers; an approval is recorded only if they agree.",
-        _obj(
-            ["proposal_id", "revision", "kind"],
-            proposal_id=_I,
-            revision=_I,
-            kind={"type": "string", "enum": ["booking", "communication"]},
-            channel=_CHANNEL,
-            body=_S,
-        ),
+        _APPROVAL,
     ),
     ToolSpec(
         "message_user",
@@ -155,13 +158,6 @@ USER_TOOLS = ("request_approval", "message_user")  # answered by the simulated u
 APPROVE = ToolSpec(
     "approve",
     "The user approves a revision (for a communication: one exact channel and body).",
-    _obj(
-        ["proposal_id", "revision", "kind"],
-        proposal_id=_I,
-        revision=_I,
-        kind={"type": "string", "enum": ["booking", "communication"]},
-        channel=_CHANNEL,
-        body=_S,
-    ),
+    _APPROVAL,
     write=True,
 )
