@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -69,9 +68,8 @@ def corpus_formats() -> list[CorpusFormat]:
     return sorted(FORMATS.items().values(), key=lambda f: (f.order, f.name))
 
 
-@cache
 def _by_suffix() -> dict[str, tuple[CorpusFormat, ...]]:
-    """The formats of each suffix, in claim order (the registry loads once, so this holds)."""
+    """The formats of each suffix, in claim order (a handful: cheap to build per file)."""
     found: dict[str, list[CorpusFormat]] = {}
     for item in corpus_formats():
         for suffix in item.suffixes:
