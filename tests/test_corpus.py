@@ -251,3 +251,27 @@ def test_a_non_string_contains_value_is_refused_as_the_benchmark_refuses_it(
         "prior_auth/t.json: $.evals[0].contains_value: contains_value must be a string "
         "(the benchmark refuses the task)"
     ]
+
+
+def test_formats_are_asked_in_a_fixed_order_with_hab_v2_the_json_fallback(
+    make_corpus: Callable[..., Path],
+) -> None:
+    from endstate.corpus import hab_v2, native, pha, scheduling_cases
+    from endstate.corpus.formats import corpus_formats, formats_for
+
+    names = [f.name for f in corpus_formats()]
+    assert names.index(pha.FORMAT) < names.index(hab_v2.FORMAT)
+    json_formats = [f.name for f in formats_for(Path("a/b.json"))]
+    assert json_formats[-1] == hab_v2.FORMAT and formats_for(Path("a/b.json"))[-1].claims is None
+    assert {scheduling_cases.FORMAT, native.FORMAT} <= set(json_formats[:-1])
+    assert [f.name for f in formats_for(Path("a/b.csv"))] == [pha.FORMAT]
+    assert not formats_for(Path("a/notes.txt"))
+    # A .json that names no format is read as hab-v2; one that says native is read as native.
+    root = make_corpus({"fam/a.json": task_doc("t-a", [jmespath_check("emr.ok")])})
+    tasks, _ = read_tasks(root)
+    assert [t.format for t in tasks] == [hab_v2.FORMAT]
+    (root / "fam" / "b.json").write_text(json.dumps({"format": native.FORMAT, "id": "t-b"}))
+    tasks, problems = read_tasks(root)
+    assert [t.format for t in tasks] == [hab_v2.FORMAT]
+    paths = {p.path for p in errors(problems) if p.file == "fam/b.json"}
+    assert "$.checks" in paths and "$.evals" not in paths  # read as native, not as hab-v2

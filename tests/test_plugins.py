@@ -27,8 +27,13 @@ def task(task_id: str, expected: str) -> dict[str, Any]:
     return made
 
 
+def _path(folder: Path) -> str:
+    """The plug-in folder, then whatever PYTHONPATH already holds (the tree under test)."""
+    return os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH", "")) if p)
+
+
 def _endstate(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(PLUGINS), "COLUMNS": "200", "NO_COLOR": "1"}
+    env = {**os.environ, "PYTHONPATH": _path(PLUGINS), "COLUMNS": "200", "NO_COLOR": "1"}
     return subprocess.run(
         [str(ENDSTATE), *map(str, args)], capture_output=True, text=True, cwd=cwd, env=env,
         timeout=120,
@@ -132,7 +137,7 @@ def test_a_plugged_in_system_is_served_stored_graded_and_fingerprinted(tmp_path:
 
 
 def test_a_broken_plug_in_is_refused_in_one_line_naming_it(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(FIXTURES / "bad_plugins"), "NO_COLOR": "1"}
+    env = {**os.environ, "PYTHONPATH": _path(FIXTURES / "bad_plugins"), "NO_COLOR": "1"}
     proc = subprocess.run(
         [str(ENDSTATE), "run", "--agent", "null", "--out", str(tmp_path / "runs")],
         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
@@ -177,7 +182,7 @@ def test_a_task_template_for_an_unknown_family_is_refused_naming_it(tmp_path: Pa
         "    scenario_label = 'x'\n"
         "TEMPLATE = Stray()\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(plugin), "NO_COLOR": "1"}
+    env = {**os.environ, "PYTHONPATH": _path(plugin), "NO_COLOR": "1"}
     proc = subprocess.run(
         [str(ENDSTATE), "corpus", "generate", "--out", str(tmp_path / "c"), "--count", "3"],
         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
@@ -205,3 +210,59 @@ def test_the_state_document_contract_has_a_row_for_every_built_in_system() -> No
     built_in = [n for n in SYSTEMS.items() if SYSTEMS.origin(n) == "built-in"]
     assert built_in and all(f"| `{name}` | object |" in docs for name in built_in), built_in
     assert all(f"## `{name}`" in docs for name in built_in)
+
+
+def test_a_plugged_in_corpus_format_claims_its_own_suffix(tmp_path: Path) -> None:
+    """`.toytask` files, read by a format from outside endstate's tree, lint and run."""
+    corpus = tmp_path / "corpus" / "toys"
+    corpus.mkdir(parents=True)
+    (corpus / "a.toytask").write_text("id: toyfile-1\ngoal: Answer the question.\nanswer: 42\n")
+    (corpus / "b.toytask").write_text("id: toyfile-2\ngoal: Answer the question.\nanswer: 7\n")
+    (corpus / "c.json").write_text(json.dumps(task("toy-3", "42")))  # hab-v2 beside it
+    linted = _endstate("corpus", "lint", corpus.parent, cwd=tmp_path)
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    assert "0 error(s)" in linted.stdout
+    proc = _endstate(
+        "run", "--corpus", corpus.parent, "--env", "toy", "--agent", "toy:42",
+        "--out", tmp_path / "runs", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    records = [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines()]
+    statuses = {r["task_id"]: r["status"] for r in records}
+    assert statuses == {"toyfile-1": "passed", "toyfile-2": "failed", "toy-3": "passed"}
+    # Bad content and a failing format are problems naming the file, never a traceback.
+    (corpus / "bad.toytask").write_text("id: toyfile-4\nno colon here\n")
+    (corpus / "odd.toytask").write_text("explode\n")
+    linted = _endstate("corpus", "lint", corpus.parent, cwd=tmp_path)
+    assert linted.returncode == 1 and "Traceback" not in linted.stderr + linted.stdout
+    assert "toys/bad.toytask: line 2: expected key: value" in linted.stdout
+    assert "toys/bad.toytask: goal: missing 'goal'" in linted.stdout
+    assert (
+        "toys/odd.toytask: $: corpus format 'toy-task-v1' failed: ValueError: the toy format "
+        "cannot read this" in linted.stdout
+    )
+
+
+def test_a_check_type_no_kind_scores_is_one_line_naming_the_file_and_type(
+    tmp_path: Path,
+) -> None:
+    corpus = tmp_path / "corpus" / "toys"
+    corpus.mkdir(parents=True)
+    doc = task("toy-1", "42")
+    doc["evals"].append({"type": "toy_unknown", "points": 1, "description": "what?"})
+    (corpus / "a.json").write_text(json.dumps(doc))
+    for args in (
+        ("corpus", "lint", corpus.parent),
+        ("run", "--corpus", corpus.parent, "--env", "toy", "--agent", "toy:42"),
+    ):
+        proc = (
+            _endstate(*args, "--out", tmp_path / "runs", cwd=tmp_path)
+            if args[0] == "run"
+            else (_endstate(*args, cwd=tmp_path))
+        )
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert "Traceback" not in proc.stdout + proc.stderr
+        said = proc.stdout + proc.stderr
+        assert "toys/a.json" in said and "unknown check type 'toy_unknown'" in said, said
+    assert not (tmp_path / "runs").exists()

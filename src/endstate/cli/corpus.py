@@ -19,6 +19,7 @@ from endstate.cli.held_out import held_out_app
 from endstate.cli.scheduling import scheduling_app
 from endstate.cli.strategies import strategies_app
 from endstate.corpus import lock as corpus_lock
+from endstate.corpus.formats import task_suffixes
 from endstate.corpus.loader import load_corpus, read_tasks
 from endstate.corpus.problems import errors, warnings
 from endstate.corpus.stats import corpus_stats
@@ -80,7 +81,8 @@ def corpus_lint(path: Annotated[Path, typer.Argument(help="A corpus directory.")
     tasks, problems = read_tasks(path)
     if not tasks and not problems:
         raise EndstateError(
-            f"{path}: no task files found (expected FAMILY/TASK.json, or PHA rows in .jsonl/.csv)"
+            f"{path}: no task files found (expected FAMILY/TASK.json, or PHA rows in .jsonl/.csv; "
+            f"suffixes a corpus format reads: {', '.join(task_suffixes())})"
         )
     for p in problems:
         style = "red" if p.severity == "error" else "yellow"

@@ -35,6 +35,7 @@ from endstate.report.disclosure import offline_disclosure
 from endstate.report.summary import summarize
 from endstate.report.text import render_text, renderable
 from endstate.runs.settings import DEFAULT_JUDGE_URL
+from endstate.scoring.check_kinds import require_scorable
 from endstate.scoring.offline import OfflineScoring, score_supplied
 from endstate.scoring.states import shown
 
@@ -83,6 +84,7 @@ def score(
     The judge's API key is read from $ENDSTATE_JUDGE_API_KEY (or $OPENAI_API_KEY).
     """
     loaded = load_corpus(corpus)
+    require_scorable(loaded.tasks)
     judge = JudgeRequest(
         judge_model,
         judge_base_url,

@@ -1,7 +1,9 @@
 """Read a corpus directory into tasks, discovering the format and the family of each file.
 
-A `.json` file is one task (endstate's native format when it says so, else hab-v2); a
-`.jsonl` or `.csv` file holds Personal Health Arena rows, one task each (`corpus/pha.py`).
+Which format reads a file is the registered formats' answer (`corpus/formats.py`): a `.json`
+file is one task (a scheduling case or endstate's native format when it says so, else
+hab-v2); a `.jsonl` or `.csv` file holds Personal Health Arena rows, one task each; a format
+from an installed package may claim a suffix of its own.
 """
 
 from __future__ import annotations
@@ -9,8 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from endstate.corpus import hab_v2, native, pha, scheduling_cases
+from endstate.corpus import pha
+from endstate.corpus.formats import formats_for, task_suffixes
 from endstate.corpus.lock import CorpusLock, compare, corpus_files, hash_tree, read_lock, tree_hash
 from endstate.corpus.model import Task
 from endstate.corpus.problems import Problem, errors
@@ -45,7 +49,7 @@ class Corpus:
 
 
 def task_files(root: Path) -> list[Path]:
-    return [p for p in corpus_files(root) if p.suffix == ".json" or pha.is_row_file(p)]
+    return [p for p in corpus_files(root) if formats_for(p)]
 
 
 def _read_file(root: Path, path: Path) -> tuple[list[Task], list[Problem]]:
@@ -56,18 +60,27 @@ def _read_file(root: Path, path: Path) -> tuple[list[Task], list[Problem]]:
         raw = path.read_bytes()
     except OSError as exc:
         return [], [Problem(file=rel, reason=f"cannot read: {exc.strerror or exc}")]
-    if pha.is_row_file(path):
-        return pha.parse_file(rel, family, raw)
-    try:
-        data = decode(raw, strict=True)
-    except JsonRefused as exc:
-        return [], [Problem(file=rel, path=exc.path, reason=exc.reason)]
-    if scheduling_cases.is_case(data):
-        parse = scheduling_cases.parse_case
-    else:
-        parse = native.parse_task if native.is_native(data) else hab_v2.parse_task
-    task, found = parse(rel, family, data)
-    return ([task] if task is not None else []), found
+    data: Any = None
+    decoded = False
+    candidates = formats_for(path)
+    for candidate in candidates:
+        content: Any = raw
+        if candidate.content == "json":
+            if not decoded:
+                try:
+                    data = decode(raw, strict=True)
+                except JsonRefused as exc:
+                    return [], [Problem(file=rel, path=exc.path, reason=exc.reason)]
+                decoded = True
+            content = data
+        try:
+            if candidate.claims is None or candidate.claims(content):
+                return candidate.parse(rel, family, content)
+        except Exception as exc:  # a format's defect is reported against the file, not raised
+            reason = f"corpus format {candidate.name!r} failed: {type(exc).__name__}: {exc}"
+            return [], [Problem(file=rel, reason=reason[:500])]
+    names = ", ".join(c.name for c in candidates)
+    return [], [Problem(file=rel, reason=f"no corpus format claims this file (asked: {names})")]
 
 
 def read_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
@@ -110,7 +123,8 @@ def load_corpus(root: Path | str) -> Corpus:
         )
         raise CorpusError(f"{root}/{bad[0].line()}{more}")
     if not tasks:
-        raise CorpusError(f"{root}: no task files (*.json, or rows in *.jsonl, *.csv) found")
+        kinds = ", ".join(f"*{suffix}" for suffix in task_suffixes())
+        raise CorpusError(f"{root}: no task files ({kinds}) found")
     return Corpus(
         root=root,
         tasks=tasks,

@@ -14,7 +14,6 @@ import csv
 import io
 import string
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, get_args
 
 from pydantic import ValidationError
@@ -64,11 +63,6 @@ class _Site:
     @property
     def errors(self) -> int:
         return sum(p.severity == "error" for p in self.problems)
-
-
-def is_row_file(path: Path) -> bool:
-    """Whether a corpus file holds PHA rows (every .jsonl and .csv file does)."""
-    return path.suffix in SUFFIXES
 
 
 def id_path(task: Task) -> str:

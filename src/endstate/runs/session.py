@@ -55,6 +55,7 @@ from endstate.runs.run_setup import (
 from endstate.runs.runner import Runner, RunPlan
 from endstate.runs.shared_browser import shared_browser
 from endstate.runs.store import RunStore, read_manifest_file
+from endstate.scoring.check_kinds import require_scorable
 
 
 @dataclass
@@ -209,6 +210,7 @@ async def execute(opts: RunOptions) -> RunResult:
     corpus = load_corpus(opts.corpus)  # refuses an edited vendored corpus
     task_ids = select_tasks(corpus, opts.tasks)
     tasks = [corpus.task(i) for i in task_ids]
+    require_scorable(tasks)  # a check no kind scores refuses the run before any attempt
     blocked = _blocked(tasks)
     pinned = read_manifest_file(opts.pin) if opts.pin else None
     store: RunStore | None = RunStore(opts.resume) if opts.resume else None

@@ -2,105 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from endstate.corpus.legs import AnswerCheck, DeltaCheck
-from endstate.corpus.model import Check, JmespathCheck, JudgeCheck, Task
-from endstate.corpus.placeholders import render
-from endstate.records import CheckVerdict, InfrastructureFault, TaskRecord
-from endstate.scoring import checks
-from endstate.scoring.answers import AnswerReading
-from endstate.scoring.judge import Judge, JudgeUnavailable, RubricInput
-from endstate.scoring.legs import answer_verdict, delta_verdict, read_answer
+from endstate.corpus.model import Task
+from endstate.records import InfrastructureFault, TaskRecord
+from endstate.scoring.check_kinds import CheckContext, kinds_for
+from endstate.scoring.judge import Judge
+from endstate.scoring.legs import read_answer
+from endstate.scoring.rubric import NO_JUDGE, render_rubric
 
-NO_JUDGE = "no judge configured"
-
-
-def render_rubric(check: JudgeCheck, state: Any) -> RubricInput:
-    return RubricInput(
-        description=render(check.description, state),
-        context=render(check.student_answer_context, state),
-        answer=render(check.student_answer, state),
-        rubric=render(check.rubric, state),
-    )
-
-
-def _judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | None) -> CheckVerdict:
-    base: dict[str, Any] = {
-        "index": index,
-        "type": check.type,
-        "description": check.description,
-        "category": check.category,
-        "points": check.points,
-    }
-    try:
-        rendered = render_rubric(check, state)
-    except Exception as exc:  # the benchmark fails a check whose templates cannot render
-        detail = f"error rendering the rubric: {type(exc).__name__}: {exc}"
-        return CheckVerdict(**base, earned=0.0, outcome="fail", detail=detail[:500])
-    base["answer"] = rendered.answer
-    if judge is None:
-        return CheckVerdict(**base, earned=0.0, outcome="ungraded", detail=NO_JUDGE)
-    try:
-        verdict = judge.grade(rendered)
-    except JudgeUnavailable as exc:
-        return CheckVerdict(**base, earned=0.0, outcome="ungraded", detail=str(exc))
-    except Exception as exc:  # whatever the judge did, its points stay ungraded, never guessed
-        detail = f"judge failed: {type(exc).__name__}: {exc}"
-        return CheckVerdict(**base, earned=0.0, outcome="ungraded", detail=detail[:500])
-    passed = verdict.grade == 1
-    return CheckVerdict(
-        **base,
-        earned=check.points if passed else 0.0,
-        outcome="pass" if passed else "fail",
-        detail=f"judge majority {sum(verdict.votes)}/{len(verdict.votes)}",
-        votes=verdict.votes,
-        cached=verdict.cached,
-        rubric_input=rendered.model_dump(exclude={"answer"}),  # the answer is `answer`
-        rejudge_votes=_rejudge(judge, rendered),
-    )
-
-
-def _rejudge(judge: Judge, rendered: RubricInput) -> list[int] | None:
-    """Fresh votes for a sample of verdicts, to measure variance; a failure measures nothing."""
-    if not judge.want_rejudge():
-        return None
-    try:
-        return judge.grade(rendered, fresh=True).votes
-    except Exception:  # the verdict stands; only the measurement is lost
-        return None
-
-
-def _jmespath_verdict(index: int, check: JmespathCheck, state: Any) -> CheckVerdict:
-    ok, detail = checks.evaluate(check, state)
-    return CheckVerdict(
-        index=index,
-        type=check.type,
-        description=check.description,
-        category=check.category,
-        points=check.points,
-        earned=check.points if ok else 0.0,
-        outcome="pass" if ok else "fail",
-        detail=detail,
-    )
-
-
-def _verdict(
-    index: int,
-    check: Check,
-    state: Any,
-    judge: Judge | None,
-    reading: AnswerReading | None,
-    siblings: Sequence[Check] = (),
-) -> CheckVerdict:
-    if isinstance(check, JmespathCheck):
-        return _jmespath_verdict(index, check, state)
-    if isinstance(check, AnswerCheck):
-        return answer_verdict(index, check, reading)
-    if isinstance(check, DeltaCheck):
-        return delta_verdict(index, check, state, siblings)
-    return _judge_verdict(index, check, state, judge)
+__all__ = [
+    "NO_JUDGE",
+    "blocked",
+    "harness_fault",
+    "render_rubric",
+    "score_task",
+    "unmeasurable",
+]
 
 
 def _base(task: Task, attempt: str, judge: Judge | None) -> dict[str, Any]:
@@ -127,10 +45,13 @@ def score_task(
     """Score a readable state document. Pass only at score 1.0 with nothing ungraded.
 
     `final_message` is read only for a task's read legs (its answer contract): the named
-    fields of one JSON object; everything else in it, and any claim of success, is ignored."""
-    reading = read_answer(task.grading.checks, final_message)
+    fields of one JSON object; everything else in it, and any claim of success, is ignored.
+    Each check is scored by the kind its `type` names (`scoring/check_kinds.py`); a task with
+    a check no kind scores is refused (`UnknownCheckType`, naming its file and the type)."""
     every = task.grading.checks
-    verdicts = [_verdict(i, c, state, judge, reading, every) for i, c in enumerate(every)]
+    kinds = kinds_for(task)
+    ctx = CheckContext(state, judge, read_answer(every, final_message), every)
+    verdicts = [kind.score(i, c, ctx) for i, (kind, c) in enumerate(zip(kinds, every, strict=True))]
     weight = task.grading.weight
     earned = sum(v.earned for v in verdicts)
     ungraded = sum(v.points for v in verdicts if v.outcome == "ungraded")

@@ -1,0 +1,67 @@
+"""Verdicts for rubric checks: templates rendered from the end state, graded by a judge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from endstate.corpus.model import JudgeCheck
+from endstate.corpus.placeholders import render
+from endstate.records import CheckVerdict
+from endstate.scoring.judge import Judge, JudgeUnavailable, RubricInput
+
+NO_JUDGE = "no judge configured"
+
+
+def render_rubric(check: JudgeCheck, state: Any) -> RubricInput:
+    return RubricInput(
+        description=render(check.description, state),
+        context=render(check.student_answer_context, state),
+        answer=render(check.student_answer, state),
+        rubric=render(check.rubric, state),
+    )
+
+
+def judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | None) -> CheckVerdict:
+    base: dict[str, Any] = {
+        "index": index,
+        "type": check.type,
+        "description": check.description,
+        "category": check.category,
+        "points": check.points,
+    }
+    try:
+        rendered = render_rubric(check, state)
+    except Exception as exc:  # the benchmark fails a check whose templates cannot render
+        detail = f"error rendering the rubric: {type(exc).__name__}: {exc}"
+        return CheckVerdict(**base, earned=0.0, outcome="fail", detail=detail[:500])
+    base["answer"] = rendered.answer
+    if judge is None:
+        return CheckVerdict(**base, earned=0.0, outcome="ungraded", detail=NO_JUDGE)
+    try:
+        verdict = judge.grade(rendered)
+    except JudgeUnavailable as exc:
+        return CheckVerdict(**base, earned=0.0, outcome="ungraded", detail=str(exc))
+    except Exception as exc:  # whatever the judge did, its points stay ungraded, never guessed
+        detail = f"judge failed: {type(exc).__name__}: {exc}"
+        return CheckVerdict(**base, earned=0.0, outcome="ungraded", detail=detail[:500])
+    passed = verdict.grade == 1
+    return CheckVerdict(
+        **base,
+        earned=check.points if passed else 0.0,
+        outcome="pass" if passed else "fail",
+        detail=f"judge majority {sum(verdict.votes)}/{len(verdict.votes)}",
+        votes=verdict.votes,
+        cached=verdict.cached,
+        rubric_input=rendered.model_dump(exclude={"answer"}),  # the answer is `answer`
+        rejudge_votes=_rejudge(judge, rendered),
+    )
+
+
+def _rejudge(judge: Judge, rendered: RubricInput) -> list[int] | None:
+    """Fresh votes for a sample of verdicts, to measure variance; a failure measures nothing."""
+    if not judge.want_rejudge():
+        return None
+    try:
+        return judge.grade(rendered, fresh=True).votes
+    except Exception:  # the verdict stands; only the measurement is lost
+        return None
