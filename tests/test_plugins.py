@@ -56,7 +56,7 @@ def test_a_plugged_in_agent_runs_in_a_plugged_in_environment(tmp_path: Path) -> 
     assert manifest["environment"]["kind"] == "toy"
     assert manifest["agent"] == {
         "spec": "toy:4", "kind": "toy", "name": "toy", "config": {"answer": "42"},
-        "options": {"suffix": "2"}, "scored": True,
+        "options": {"suffix": "2"}, "scored": True, "build": None,
     }  # fmt: skip
     # An option the kind does not declare is refused by name, with the options it has.
     refused = _endstate(
