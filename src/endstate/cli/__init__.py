@@ -8,6 +8,7 @@ import sys
 import typer
 
 from endstate.cli.agents import agents_cmd
+from endstate.cli.bundle import bundle_cmd, rescore_cmd
 from endstate.cli.console import err, labelled
 from endstate.cli.corpus import corpus_app
 from endstate.cli.env import env_app
@@ -42,6 +43,8 @@ app.command("compare")(compare_cmd)
 app.command("gate")(gate_cmd)
 app.command("export")(export)
 app.command("view")(view)
+app.command("bundle")(bundle_cmd)
+app.command("rescore")(rescore_cmd)
 
 
 def main() -> None:

@@ -1,0 +1,1 @@
+"""A run in one file anyone can check: `bundle` packs it, `rescore` re-scores it."""
