@@ -140,11 +140,11 @@ def test_a_bundle_rescores_to_agreement_from_itself_alone(
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "2 records, every verdict and score agrees" in proc.stdout
+    assert "2 records, every verdict, score and the report agree" in proc.stdout
     assert "1.000" in proc.stdout  # the replay passes
     proc = endstate("rescore", alone / "null.tar.gz")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "4 records, every verdict and score agrees" in proc.stdout
+    assert "4 records, every verdict, score and the report agree" in proc.stdout
 
 
 def test_an_edited_end_state_under_the_old_checksum_is_refused_naming_the_archive(
@@ -205,9 +205,23 @@ def test_an_edited_record_score_is_named(runs: dict[str, Path], tmp_path: Path) 
     _forge(bundle, members, runs["null"].name)
     proc = endstate("rescore", bundle)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    differs = [line for line in proc.stderr.splitlines() if line.startswith("differs:")]
+    differs = [line for line in proc.stderr.splitlines() if line.startswith("differs: task")]
     assert len(differs) == 1, proc.stderr
     assert "task 'pa-easy-1' attempt '2': score: recorded 1, recomputed 0" in differs[0]
+
+
+def test_an_edited_report_is_named(runs: dict[str, Path], tmp_path: Path) -> None:
+    bundle = _bundle(runs["null"], tmp_path / "b.tar.gz")
+    members = _members(bundle)
+    report = members["report.txt"].decode()
+    assert "Full-credit passes: 0/2" in report
+    members["report.txt"] = report.replace("Full-credit passes: 0/2", "Full-credit passes: 2/2")
+    members["report.txt"] = members["report.txt"].encode()  # type: ignore[attr-defined]
+    _forge(bundle, members, runs["null"].name)
+    proc = endstate("rescore", bundle)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "differs: report.txt line" in proc.stderr and "2/2" in proc.stderr
+    assert "differs: task" not in proc.stderr  # every record still agrees
 
 
 def test_an_edited_judge_verdict_changes_the_recomputed_score_and_is_named(

@@ -23,7 +23,8 @@ from endstate.corpus.model import Task
 from endstate.errors import EndstateError, StateError
 from endstate.manifest import Manifest
 from endstate.records import TaskRecord
-from endstate.runs.store import MANIFEST, RECORDS, RunStore
+from endstate.runs.session import render
+from endstate.runs.store import MANIFEST, RECORDS, REPORT, RunStore
 from endstate.scoring.states import read_state
 from endstate.scoring.task_score import score_task
 
@@ -60,6 +61,7 @@ class Rescore:
     manifest: Manifest
     rows: list[Row] = field(default_factory=list)
     differences: list[Difference] = field(default_factory=list)
+    report: str | None = None  # why the bundled report does not follow from the records
 
 
 class IntegrityError(BundleError):
@@ -184,4 +186,20 @@ def rescore(bundle: Path) -> Rescore:
                 Row(record.task_id, record.attempt, record.status, record.score, score)
             )
             result.differences += found
+        result.report = _report_problem(root, store, manifest)
     return result
+
+
+def _report_problem(root: Path, store: RunStore, manifest: Manifest) -> str | None:
+    """The report rendered again from the bundled records and manifest, against the bundled one."""
+    path = root / REPORT
+    if not path.is_file():
+        return None
+    bundled = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    again = render(store, manifest)[3].splitlines()
+    for number, (was, now) in enumerate(zip(bundled, again, strict=False), start=1):
+        if was != now:
+            return f"{REPORT} line {number}: {was.strip()[:80]!r}, recomputed {now.strip()[:80]!r}"
+    if len(bundled) != len(again):
+        return f"{REPORT}: {len(bundled)} lines, recomputed {len(again)}"
+    return None

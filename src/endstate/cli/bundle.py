@@ -56,8 +56,12 @@ def rescore_cmd(
     out.print(table)
     for diff in result.differences:
         err.print(labelled("differs:", "red", diff.line()), highlight=False, soft_wrap=True)
+    if result.report is not None:
+        err.print(labelled("differs:", "red", result.report), highlight=False, soft_wrap=True)
     summary = f"run {result.manifest.run_id}: {len(result.rows)} records"
-    if result.differences:
-        out.print(Text(f"{summary}, {len(wrong)} disagree with the recomputation", "red"))
+    if result.differences or result.report is not None:
+        shown = Text(f"{summary}, {len(wrong)} disagree with the recomputation", "red")
+        out.print(shown, soft_wrap=True)
         raise typer.Exit(EXIT_DIFFERS)
-    out.print(f"{summary}, every verdict and score agrees", highlight=False)
+    agreed = f"{summary}, every verdict, score and the report agree"
+    out.print(agreed, highlight=False, soft_wrap=True)
