@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -145,6 +146,23 @@ def test_a_bundle_rescores_to_agreement_from_itself_alone(
     proc = endstate("rescore", alone / "null.tar.gz")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "4 records, every verdict, score and the report agree" in proc.stdout
+
+
+def test_a_moved_corpus_is_named_with_corpus_and_must_be_the_pinned_one(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    pinned = json.loads((runs["null"] / "manifest.json").read_text())["corpus"]["root"]
+    moved = tmp_path / "moved"
+    shutil.copytree(pinned, moved)
+    default = _bundle(runs["null"], tmp_path / "a.tar.gz")
+    proc = endstate("bundle", runs["null"], "--out", tmp_path / "b.tar.gz", "--corpus", moved)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "b.tar.gz").read_bytes() == default.read_bytes()
+    task = moved / "prior_auth" / "pa-easy-2.json"
+    task.write_text(task.read_text().replace("opened a referral", "opened any referral"))
+    proc = endstate("bundle", runs["null"], "--out", tmp_path / "c.tar.gz", "--corpus", moved)
+    assert proc.returncode == 1 and not (tmp_path / "c.tar.gz").exists()
+    _one_error(proc, str(task), "differs from the file the run pinned")
 
 
 def test_an_edited_end_state_under_the_old_checksum_is_refused_naming_the_archive(

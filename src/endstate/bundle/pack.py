@@ -36,14 +36,23 @@ def judge_calls(record: TaskRecord) -> list[dict[str, object]]:
         rendered = dict(check.rubric_input or {})
         rendered["answer"] = check.answer or ""
         calls.append(
-            {"index": check.index, "input": rendered, "votes": check.votes, "cached": check.cached}
+            {
+                "index": check.index,
+                "input": rendered,
+                "votes": check.votes,
+                "cached": check.cached,
+                "rejudge_votes": check.rejudge_votes,  # variance measure only: never counted
+            }
         )
     return calls
 
 
-def _corpus_members(manifest: Manifest) -> dict[str, bytes]:
-    """The task files the run scheduled, as pinned: a file changed since the run is refused."""
-    root = Path(manifest.corpus.root)
+def _corpus_members(manifest: Manifest, corpus_dir: Path | None) -> dict[str, bytes]:
+    """The task files the run scheduled, as pinned: a file changed since the run is refused.
+
+    `corpus_dir` stands in for the corpus folder the manifest names, for a run directory
+    moved from the machine that made it; its files must hash the same."""
+    root = corpus_dir if corpus_dir is not None else Path(manifest.corpus.root)
     try:
         corpus = load_corpus(root)
     except EndstateError as exc:
@@ -65,7 +74,9 @@ def _corpus_members(manifest: Manifest) -> dict[str, bytes]:
     return members
 
 
-def bundle_members(run_dir: Path) -> tuple[Manifest, dict[str, bytes]]:
+def bundle_members(
+    run_dir: Path, corpus_dir: Path | None = None
+) -> tuple[Manifest, dict[str, bytes]]:
     """Every member of the run's bundle, index included."""
     store = RunStore(run_dir)
     manifest = store.read_manifest()
@@ -77,7 +88,7 @@ def bundle_members(run_dir: Path) -> tuple[Manifest, dict[str, bytes]]:
     for name in (REPORT, REPORT_HTML):
         if (run_dir / name).is_file():
             members[name] = (run_dir / name).read_bytes()
-    members |= _corpus_members(manifest)
+    members |= _corpus_members(manifest, corpus_dir)
     for record in records:
         where = f"{record.task_id}/{record.attempt}"
         state = run_dir / TRACES / record.task_id / record.attempt / END_STATE
@@ -98,9 +109,11 @@ def default_out(run_dir: Path, manifest: Manifest) -> Path:
     return run_dir.parent / f"{manifest.run_id}.bundle.tar.gz"
 
 
-def write_bundle(run_dir: Path, out: Path | None = None) -> tuple[Path, str, int]:
+def write_bundle(
+    run_dir: Path, out: Path | None = None, corpus_dir: Path | None = None
+) -> tuple[Path, str, int]:
     """Pack the run; return the archive, its SHA-256 and how many members it holds."""
-    manifest, members = bundle_members(run_dir)
+    manifest, members = bundle_members(run_dir, corpus_dir)
     target = out if out is not None else default_out(run_dir, manifest)
     if not target.name.endswith((".tar.gz", ".tgz")):
         raise BundleError(f"--out {target}: a bundle is a .tar.gz file")

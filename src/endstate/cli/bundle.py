@@ -23,12 +23,20 @@ def bundle_cmd(
             "--out", help="Archive to write (default: RUN_ID.bundle.tar.gz beside RUN_DIR)."
         ),
     ] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(
+            "--corpus",
+            help="The run's corpus folder, when it is no longer where the manifest says "
+            "(its task files must hash as the manifest pinned them).",
+        ),
+    ] = None,
 ) -> None:
     """Pack a run into one archive that `endstate rescore` can check with nothing else."""
     from endstate.bundle.archive import checksum_path
     from endstate.bundle.pack import write_bundle
 
-    target, digest, count = write_bundle(run_dir, out_file)
+    target, digest, count = write_bundle(run_dir, out_file, corpus)
     out.print(f"wrote {target} ({count} files)", highlight=False, soft_wrap=True)
     out.print(f"wrote {checksum_path(target)} (sha256 {digest})", highlight=False, soft_wrap=True)
 
