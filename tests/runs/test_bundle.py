@@ -16,6 +16,7 @@ import pytest
 
 from endstate.agents.registry import make_agent
 from endstate.bundle.archive import checksum_path, index_of, sha256, write_archive
+from endstate.regress import gates
 from endstate.runs.session import RunOptions, execute
 from endstate.scoring.judge import Judge, JudgeConfig
 from openai_double import ChatDouble
@@ -61,7 +62,8 @@ def _run(corpus: Path, spec: str, out: Path, **kw: object) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Two real runs on one corpus: a replay judged by the local double, and the null agent."""
+    """Two real runs on one corpus: a replay judged by the local double, and the null agent
+    under a release gate."""
     root = tmp_path_factory.mktemp("bundle")
     corpus = _corpus(root / "corpus")
     chat = ChatDouble().start()
@@ -71,7 +73,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         replay = _run(corpus, f"replay:{trajectory}", root / "runs", judge=judge)
     finally:
         chat.stop()
-    null = _run(corpus, "null", root / "runs", attempts=2)
+    declared = root / "gates.yaml"  # a gated report: its verdicts are not rendered again
+    declared.write_text("gates:\n  - metric: weakenings\n    max: 0\n")
+    null = _run(corpus, "null", root / "runs", attempts=2, gates=gates.pin(declared))
     return {"replay": replay, "null": null}
 
 
@@ -143,6 +147,7 @@ def test_a_bundle_rescores_to_agreement_from_itself_alone(
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 records, every verdict, score and the report agree" in proc.stdout
     assert "1.000" in proc.stdout  # the replay passes
+    assert "Gates: 1 of 1 passed" in _members(null)["report.txt"].decode()
     proc = endstate("rescore", alone / "null.tar.gz")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "4 records, every verdict, score and the report agree" in proc.stdout

@@ -191,12 +191,17 @@ def rescore(bundle: Path) -> Rescore:
 
 
 def _report_problem(root: Path, store: RunStore, manifest: Manifest) -> str | None:
-    """The report rendered again from the bundled records and manifest, against the bundled one."""
+    """The report rendered again from the bundled records and manifest, against the bundled one.
+
+    Release gate verdicts, appended to a gated run's report, are not rendered again: one may
+    compare with a frozen baseline that is not in the bundle."""
     path = root / REPORT
     if not path.is_file():
         return None
     bundled = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    again = render(store, manifest)[3].splitlines()
+    again = render(store, manifest.model_copy(update={"gates": None}))[3].splitlines()
+    if manifest.gates is not None:
+        bundled = bundled[: len(again)]
     for number, (was, now) in enumerate(zip(bundled, again, strict=False), start=1):
         if was != now:
             return f"{REPORT} line {number}: {was.strip()[:80]!r}, recomputed {now.strip()[:80]!r}"
