@@ -151,6 +151,8 @@ def test_a_bundle_rescores_to_agreement_from_itself_alone(
     proc = endstate("rescore", alone / "null.tar.gz")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "4 records, every verdict, score and the report agree" in proc.stdout
+    rows = [line for line in proc.stdout.splitlines() if "pa-easy-" in line]
+    assert len(rows) == 2 and all("│ 2 " in row for row in rows), proc.stdout  # one per task
 
 
 def test_a_moved_corpus_is_named_with_corpus_and_must_be_the_pinned_one(

@@ -131,11 +131,12 @@ def _judge_calls(root: Path, record: TaskRecord, bundle: Path) -> list[dict[str,
         return []
     try:
         doc = json.loads(path.read_bytes())
-        calls = doc["calls"]
-        assert isinstance(calls, list) and all(isinstance(c, dict) for c in calls)
-    except (ValueError, KeyError, TypeError, AssertionError):
+    except ValueError:
+        doc = None
+    calls = doc.get("calls") if isinstance(doc, dict) else None
+    if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
         rel = path.relative_to(root).as_posix()
-        raise BundleError(f"{bundle}: member {rel}: not a judge record") from None
+        raise BundleError(f"{bundle}: member {rel}: not a judge record")
     return calls
 
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
 from endstate.cli.console import err, labelled, mark, out
+
+if TYPE_CHECKING:  # the scoring machinery is imported only when a command runs
+    from endstate.bundle.rescore import Row
 
 EXIT_DIFFERS = 1  # the recomputation disagrees with a record
 EXIT_REFUSED = 2  # a file's hash does not match: nothing was recomputed
@@ -41,6 +44,22 @@ def bundle_cmd(
     out.print(f"wrote {checksum_path(target)} (sha256 {digest})", highlight=False, soft_wrap=True)
 
 
+def _table(rows: list[Row], wrong: set[tuple[str, str]]) -> Table:
+    """One line per task (its attempts' mean scores), so a large run stays short."""
+    table = Table("task", "attempts", "passed", "recorded", "recomputed", "agrees")
+    by_task: dict[str, list[Row]] = {}
+    for row in rows:
+        by_task.setdefault(row.task_id, []).append(row)
+    for task_id, runs in by_task.items():
+        recorded = sum(r.recorded for r in runs) / len(runs)
+        again = [r.recomputed for r in runs]
+        shown = "-" if None in again else f"{sum(a or 0.0 for a in again) / len(runs):.3f}"
+        agrees = not any((task_id, r.attempt) in wrong for r in runs)
+        passed = sum(r.status == "passed" for r in runs)
+        table.add_row(task_id, str(len(runs)), str(passed), f"{recorded:.3f}", shown, mark(agrees))
+    return table
+
+
 def rescore_cmd(
     bundle: Annotated[Path, typer.Argument(help="A bundle archive.", metavar="BUNDLE")],
 ) -> None:
@@ -53,15 +72,8 @@ def rescore_cmd(
         for line in exc.lines:
             err.print(labelled("refused:", "red", line), highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_REFUSED) from None
-    table = Table("task", "attempt", "status", "recorded", "recomputed", "agrees")
     wrong = {(d.task_id, d.attempt) for d in result.differences}
-    for row in result.rows:
-        again = "-" if row.recomputed is None else f"{row.recomputed:.3f}"
-        agrees = (row.task_id, row.attempt) not in wrong
-        table.add_row(
-            row.task_id, row.attempt, row.status, f"{row.recorded:.3f}", again, mark(agrees)
-        )
-    out.print(table)
+    out.print(_table(result.rows, wrong))
     for diff in result.differences:
         err.print(labelled("differs:", "red", diff.line()), highlight=False, soft_wrap=True)
     if result.report is not None:
