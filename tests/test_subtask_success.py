@@ -258,3 +258,11 @@ def test_a_subtask_category_outside_the_six_is_refused_by_name() -> None:
     assert [(p.path, "'Billing'" in p.reason) for p in problems] == [
         ("$.evals[0].subtask_category", True)
     ]
+
+
+def test_the_interval_never_collapses_when_every_task_agrees() -> None:
+    head = [_record(f"t{i}", ["pass"] * 5) for i in range(6)]
+    summary = summarize_subtasks(head)
+    assert summary is not None and summary.overall.share == 1.0
+    low, high = summary.overall.interval or (1.0, 1.0)
+    assert high == 1.0 and low < 0.7  # six tasks, not thirty independent checks

@@ -10,8 +10,9 @@ records):
   verdicts at all adds no checks (its checks are unknown) and is disclosed.
 
 Checks of one task are not independent, so the interval is a percentile cluster bootstrap
-over tasks (a task's checks are resampled together), seeded, its resample count disclosed;
-never a binomial interval over checks."""
+over tasks (a task's checks are resampled together), seeded, its resample count disclosed,
+widened where it would collapse to a point (every task agreeing) to the Wilson bounds of the
+same share with the number of tasks as n; never a binomial interval over checks."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from endstate.records import CheckVerdict, TaskRecord
+from endstate.stats import wilson_of_mean
 from endstate.subtask_categories import SUBTASK_CATEGORIES, subtask_category_of
 
 RESAMPLES = 2_000
@@ -86,7 +88,11 @@ def _cell(rows: Sequence[tuple[bool, int, int]], rng_seed: int = SEED) -> Subtas
         num, den = passed[pick].sum(axis=1), total[pick].sum(axis=1)
         ratios = num[den > 0] / den[den > 0]
         alpha = (1 - CONFIDENCE) / 2
-        interval = (float(np.quantile(ratios, alpha)), float(np.quantile(ratios, 1 - alpha)))
+        low, high = float(np.quantile(ratios, alpha)), float(np.quantile(ratios, 1 - alpha))
+        # Where every task agrees the bootstrap is a point: widen it to the Wilson bounds of
+        # the same share with the task count as n, as stats.cluster_interval does.
+        w_low, w_high = wilson_of_mean(passed.sum() / checks, len(rows), CONFIDENCE)
+        interval = (min(low, w_low), max(high, w_high))
     return SubtaskCell(
         tasks=len(rows),
         full_credit=sum(ok for ok, _, _ in rows),

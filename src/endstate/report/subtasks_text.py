@@ -32,7 +32,7 @@ def method_line(s: SubtaskSummary) -> str:
         f"{s.tasks_without_verdicts} task(s) without a verdict add no checks",
         f"{s.uncategorised} check(s) have no subtask category",
         f"interval: {s.confidence:.0%} percentile cluster bootstrap over tasks, "
-        f"{s.resamples:,} resamples, seed {s.seed}",
+        f"{s.resamples:,} resamples, seed {s.seed} (never narrower than Wilson with n = tasks)",
     ]
     return "; ".join(parts)
 
