@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
+from endstate.builtin import builtin_corpus_path
 from endstate.builtin.templates.common import SENT_DOCUMENTS, jcheck
 from endstate.builtin.templates.subtask_rule import subtask_category_for
+from endstate.corpus.loader import load_corpus
+from endstate.subtask_categories import SUBTASK_CATEGORIES
 
 
 @pytest.mark.parametrize(
@@ -29,3 +34,11 @@ def test_each_branch_of_the_rule(query: str, label: str, expected: str) -> None:
 def test_a_label_the_rule_does_not_know_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="'Billing'"):
         subtask_category_for("`true`", "Billing")
+
+
+def test_every_shipped_check_keeps_its_label_and_has_a_subtask_category() -> None:
+    corpus = load_corpus(builtin_corpus_path())
+    checks = [c for task in corpus.tasks for c in task.grading.checks]
+    found = Counter(c.subtask_category for c in checks)
+    assert set(found) == set(SUBTASK_CATEGORIES), found  # all six, and nothing else
+    assert {c.category for c in checks} >= {"Safety", "Data Accuracy"}  # labels untouched
