@@ -39,6 +39,11 @@ class CheckVerdict(BaseModel):
     type: str
     description: str = ""
     category: str | None = None
+    subtask_category: str | None = Field(
+        default=None,
+        description="One of the six subtask categories, where the check set one apart from "
+        "`category` (subtask_categories.py reads either).",
+    )
     points: float = Field(description="The check's weight.")
     earned: float
     outcome: CheckOutcome

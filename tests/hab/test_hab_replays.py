@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import pytest
 from conftest import FIXTURES
 from endstate.hab.build import PortalBuild
 from test_parity_differential import _reference
+from test_subtask_success import SIX, report_counts
 
 from .test_hab_runs import hab_endstate
 
@@ -175,3 +177,28 @@ def test_the_manifest_marks_the_run_as_an_unscored_replay(replay_run: ReplayRun)
     assert agent["config"]["tasks"] == sorted(COVERAGE)
     assert replay_run.manifest["mode"] == "validation"
     assert replay_run.manifest["environment"]["kind"] == "hab"
+
+
+def test_subtask_success_by_category_matches_a_count_by_hand(replay_run: ReplayRun) -> None:
+    """The report's six categories against a count from records.jsonl, each check's category
+    read from the benchmark's own task file (its `evals[i].category`), not from the record."""
+    passed: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    lines = (replay_run.root / "records.jsonl").read_text().splitlines()
+    for record in map(json.loads, lines):
+        assert record["attempt"] == "1"
+        evals = replay_run.tasks[record["task_id"]]["evals"]
+        measured = record["status"] not in ("unmeasurable", "blocked")
+        for check in record["checks"]:
+            category = evals[check["index"]]["category"]
+            assert category in SIX and check["category"] == category, (record["task_id"], check)
+            if check["outcome"] != "ungraded":
+                total[category] += 1
+                passed[category] += measured and check["outcome"] == "pass"
+    text = (replay_run.root / "report.txt").read_text()
+    shown = report_counts(text, "Subtask success by subtask category")
+    assert shown == {k: (passed[k], total[k]) for k in total} and len(shown) >= 4
+    overall = report_counts(text, "Subtask success beside task success")
+    assert overall == {"all tasks": (sum(passed.values()), sum(total.values()))}
+    for category in SIX:  # every category has its row, a dash where no check had it
+        assert re.search(rf"^\s*{category}\s*│", text, re.M), category

@@ -24,6 +24,7 @@ from endstate.corpus.model import (
 from endstate.corpus.placeholders import PlaceholderError, check_placeholders
 from endstate.corpus.problems import Problem, id_problem, json_path
 from endstate.jmes import JMESPathError, compile_expression
+from endstate.subtask_categories import subtask_category_problem
 
 FORMAT = "hab-v2"
 KNOWN_TIERS = ("easy", "medium", "hard")
@@ -61,6 +62,7 @@ class _Jmespath(BaseModel):
     points: Number
     description: str = ""
     category: str | None = None
+    subtask_category: str | None = None
     expected_value: Any = None
     contains_value: Any = None
 
@@ -74,6 +76,7 @@ class _Judge(BaseModel):
     rubric: str
     points: Number
     category: str | None = None
+    subtask_category: str | None = None
 
 
 _PUBLIC_TOP = {"id", "goal", "website", "category", "challengeType", "config"}
@@ -145,6 +148,13 @@ def _lax_points(file: str, loc: tuple[Any, ...], raw: dict[str, Any]) -> list[Pr
     return []
 
 
+def _category_problems(file: str, loc: tuple[Any, ...], value: str | None) -> list[Problem]:
+    reason = subtask_category_problem(value)
+    if reason is None:
+        return []
+    return [Problem(file=file, path=json_path((*loc, "subtask_category")), reason=reason)]
+
+
 def _points_problems(file: str, loc: tuple[Any, ...], points: float) -> list[Problem]:
     if not math.isfinite(points):
         return [
@@ -196,7 +206,9 @@ def _parse_jmespath(
         m = _Jmespath.model_validate(raw)
     except ValidationError as exc:
         return None, problems_from_validation_error(file, exc, loc)
-    problems = _points_problems(file, loc, m.points)
+    problems = _points_problems(file, loc, m.points) + _category_problems(
+        file, loc, m.subtask_category
+    )
 
     def warn(reason: str, where: tuple[Any, ...] = loc) -> None:
         problems.append(
@@ -235,6 +247,7 @@ def _parse_jmespath(
         points=float(m.points),
         description=m.description,
         category=m.category,
+        subtask_category=m.subtask_category,
     )
     return check, problems
 
@@ -246,7 +259,9 @@ def _parse_judge(
         m = _Judge.model_validate(raw)
     except ValidationError as exc:
         return None, problems_from_validation_error(file, exc, loc)
-    problems = _points_problems(file, loc, m.points)
+    problems = _points_problems(file, loc, m.points) + _category_problems(
+        file, loc, m.subtask_category
+    )
     for field in TEMPLATE_FIELDS:
         try:
             check_placeholders(getattr(m, field))
@@ -263,6 +278,7 @@ def _parse_judge(
         rubric=m.rubric,
         points=float(m.points),
         category=m.category,
+        subtask_category=m.subtask_category,
     )
     return check, problems
 

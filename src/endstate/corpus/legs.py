@@ -102,6 +102,7 @@ class AnswerCheck(BaseModel):
     points: float = 1.0
     description: str = ""
     category: str | None = None
+    subtask_category: str | None = None
 
     @model_validator(mode="after")
     def _gold_fits_kind(self) -> AnswerCheck:
@@ -146,6 +147,7 @@ class DeltaCheck(BaseModel):
     points: float = 1.0
     description: str = ""
     category: str | None = None
+    subtask_category: str | None = None
 
     @model_validator(mode="after")
     def _something(self) -> DeltaCheck:

@@ -64,6 +64,9 @@ class JmespathCheck(BaseModel):
     points: float
     description: str = ""
     category: str | None = None
+    subtask_category: str | None = Field(
+        default=None, description="One of the six subtask categories (subtask_categories.py)."
+    )
 
 
 class JudgeCheck(BaseModel):
@@ -78,6 +81,9 @@ class JudgeCheck(BaseModel):
     rubric: str
     points: float
     category: str | None = None
+    subtask_category: str | None = Field(
+        default=None, description="One of the six subtask categories (subtask_categories.py)."
+    )
 
 
 Check = Annotated[

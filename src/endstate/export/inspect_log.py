@@ -42,8 +42,10 @@ from endstate.export.source import (
     check_outcomes,
     judge_model,
     pins,
+    subtask_counts,
 )
 from endstate.records import TaskRecord
+from endstate.report.summary import Summary
 from endstate.runs.store import MANIFEST, TRACES
 
 SCORER = "endstate"
@@ -163,6 +165,7 @@ def _results(run: ExportedRun) -> EvalResults:
                             "wilson_95": list(s.interval),
                         },
                     ),
+                    **_subtask_metric(s),
                     "mean": EvalMetric(
                         name="mean",
                         value=s.mean_score,
@@ -177,6 +180,32 @@ def _results(run: ExportedRun) -> EvalResults:
         ],
         metadata={"summary": s.model_dump(mode="json")},
     )
+
+
+def _subtask_metric(s: Summary) -> dict[str, EvalMetric]:
+    """Subtask success beside the full-credit rate; absent when no attempt has verdicts."""
+    st = s.subtasks
+    if st is None or st.overall.share is None:
+        return {}
+    cell = st.overall
+    return {
+        "subtask_success": EvalMetric(
+            name="subtask_success",
+            value=cell.share,
+            metadata={
+                "meaning": "checks passed / checks, pooled over first attempts",
+                "passed": cell.passed,
+                "checks": cell.checks,
+                "cluster_bootstrap_95": list(cell.interval or ()),
+                "resamples": st.resamples,
+                "seed": st.seed,
+                "by_category": {
+                    k: {"passed": c.passed, "checks": c.checks, "share": c.share}
+                    for k, c in st.by_category.items()
+                },
+            },
+        )
+    }
 
 
 def _sample(run: ExportedRun, record: TaskRecord) -> EvalSample:
@@ -227,6 +256,7 @@ def _score(run: ExportedRun, record: TaskRecord) -> Score:
             "flagged": record.flagged,
             "judge_model": judge_model(run, record),
             "checks": check_outcomes(record),
+            "subtasks": subtask_counts(record),
         },
     )
 

@@ -18,6 +18,7 @@ from endstate.export.source import (
     check_outcomes,
     judge_model,
     pins,
+    subtask_counts,
     tokens,
 )
 from endstate.records import AttemptFacts, TaskRecord
@@ -70,6 +71,9 @@ COLUMNS: dict[str, str] = {
     "seed": "int64",
     "weakenings": "list<string>",
     "checks": "string",
+    "checks_passed": "int64",
+    "checks_total": "int64",
+    "subtask_categories": "string",
 }
 
 
@@ -96,6 +100,7 @@ def _usage(facts: AttemptFacts | None) -> dict[str, Any]:
 def _row(run: ExportedRun, record: TaskRecord) -> dict[str, Any]:
     m = run.manifest
     facts = record.facts
+    subtasks = subtask_counts(record)
     return {
         "run_id": m.run_id,
         "task_id": record.task_id,
@@ -138,6 +143,9 @@ def _row(run: ExportedRun, record: TaskRecord) -> dict[str, Any]:
         "seed": m.seed,
         "weakenings": run.attempt_weakenings(record),
         "checks": json.dumps(check_outcomes(record), ensure_ascii=False),
+        "checks_passed": subtasks["passed"],
+        "checks_total": subtasks["checks"],
+        "subtask_categories": json.dumps(subtasks["by_category"], ensure_ascii=False),
     }
 
 

@@ -10,9 +10,11 @@ from endstate.corpus.loader import load_corpus
 from endstate.errors import EndstateError
 from endstate.manifest import DisclosureItem, Manifest
 from endstate.records import NOT_RECORDED, CheckVerdict, TaskRecord, attempt_order
+from endstate.report.subtasks import counted
 from endstate.report.summary import Summary
 from endstate.runs.session import render
 from endstate.runs.store import RunStore
+from endstate.subtask_categories import SUBTASK_CATEGORIES, subtask_category_of
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,27 @@ def _check(check: CheckVerdict) -> dict[str, object]:
             "votes",
         },
     )
+    data["subtask_category"] = subtask_category_of(check)
     return data
+
+
+def subtask_counts(record: TaskRecord) -> dict[str, object]:
+    """Checks passed and counted on this attempt, overall and by subtask category, counted
+    as the report counts subtask success (report/subtasks.py)."""
+    kept = counted(record)
+    by_category: dict[str, dict[str, int]] = {}
+    for check, ok in kept:
+        category = subtask_category_of(check)
+        if category is not None:
+            cell = by_category.setdefault(category, {"passed": 0, "checks": 0})
+            cell["passed"] += ok
+            cell["checks"] += 1
+    return {
+        "passed": sum(ok for _, ok in kept),
+        "checks": len(kept),
+        "ungraded": sum(c.outcome == "ungraded" for c in record.checks),
+        "by_category": {k: by_category[k] for k in SUBTASK_CATEGORIES if k in by_category},
+    }
 
 
 def judge_model(run: ExportedRun, record: TaskRecord) -> str | None:

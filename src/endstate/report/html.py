@@ -13,6 +13,8 @@ from endstate.report.charts import Bar, histogram, interval_bars
 from endstate.report.disclosure import Disclosure
 from endstate.report.model_loss import model_loss_line
 from endstate.report.outcomes import section_view
+from endstate.report.subtasks import SubtaskSummary
+from endstate.report.subtasks_text import method_line, share_text, task_text
 from endstate.report.summary import Cell, LegCell, Summary, headline_records
 from endstate.report.text import leg_fraction, legs_note
 from endstate.report.usage import cost_text
@@ -47,6 +49,27 @@ def _leg_bars(cells: dict[str, LegCell]) -> list[Bar]:
     ]
 
 
+def _subtask_charts(s: SubtaskSummary) -> list[str]:
+    """One bar per subtask category, with its cluster-bootstrap interval, and the overall
+    subtask rate beside the task rate."""
+    categories = [
+        Bar(key, cell.share, *cell.interval, note=f" ({cell.passed}/{cell.checks})")
+        for key, cell in s.by_category.items()
+        if cell.share is not None and cell.interval is not None
+    ]
+    overall = s.overall
+    pair = []
+    if overall.share is not None and overall.interval is not None:
+        pair.append(Bar("subtasks", overall.share, *overall.interval))
+    if overall.task_success is not None:
+        low, high = wilson_interval(overall.full_credit, overall.tasks)
+        pair.append(Bar("tasks", overall.task_success, low, high))
+    return [
+        interval_bars("Subtask vs task success (cluster bootstrap / Wilson 95%)", pair),
+        interval_bars("Subtask success by category (cluster bootstrap 95%)", categories),
+    ]
+
+
 def _shown(record: TaskRecord) -> TaskRecord:
     """The record as displayed: a verdict read back from the judge cache says so, beside its
     majority ("judge majority 3/3 (cached)"); a verdict judged in this run carries no mark."""
@@ -68,6 +91,8 @@ def render_html(
         interval_bars("Full-credit rate by tier (Wilson 95%)", _bars(summary.by_tier)),
         histogram("Task scores, first attempt (partial credit)", [r.score for r in head]),
     ]
+    if summary.subtasks is not None:
+        charts += _subtask_charts(summary.subtasks)
     sections = [section_view(name, s) for name, s in summary.sections.items()]
     for _, view in sections:
         charts += view.charts
@@ -84,6 +109,9 @@ def render_html(
         leg_fraction=leg_fraction,
         sections=sections,
         legs_note=legs_note(summary),
+        subtask_share=share_text,
+        subtask_tasks=task_text,
+        subtask_method=method_line(summary.subtasks) if summary.subtasks else "",
         model_loss=model_loss_line(summary.model_loss) if summary.model_loss else None,
         cost_text=cost_text,
         records=[_shown(r) for r in sorted(records, key=lambda r: (r.task_id, r.attempt))],

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, SerializeAsAny
 from endstate.records import TaskRecord, attempt_order
 from endstate.report.model_loss import ModelLoss, model_loss
 from endstate.report.outcomes import section_summaries
+from endstate.report.subtasks import SubtaskSummary, summarize_subtasks
 from endstate.report.usage import UsageSummary, summarize_usage
 from endstate.stats import bootstrap_mean, pass_hat_k, wilson_interval
 
@@ -138,6 +139,11 @@ class Summary(BaseModel):
         description="Attempts lost to the agent's model endpoint (no call succeeded); None "
         "when there were none.",
     )
+    subtasks: SubtaskSummary | None = Field(
+        default=None,
+        description="Checks passed / checks on first attempts, beside task success, overall "
+        "and by family, tier and subtask category (report/subtasks.py); None: no verdicts.",
+    )
 
 
 def headline_records(records: Iterable[TaskRecord]) -> list[TaskRecord]:
@@ -222,6 +228,7 @@ def summarize(records: Sequence[TaskRecord]) -> Summary:
         sections=section_summaries(head, records),
         usage=summarize_usage(records, {r.tier: _tier_order(r.tier) for r in records}),
         model_loss=model_loss(records, head),
+        subtasks=summarize_subtasks(head, sorted({r.tier for r in head}, key=_tier_order)),
     )
 
 
@@ -270,6 +277,11 @@ def _deterministic_pass(record: TaskRecord) -> bool:
         return False
     deterministic = [c for c in record.checks if c.type != "llm_judge"]
     return bool(deterministic) and all(c.outcome == "pass" for c in deterministic)
+
+
+def tier_order(tier: str) -> tuple[int, str]:
+    """Tiers in difficulty order (easy, medium, hard), any others after by name."""
+    return _tier_order(tier)
 
 
 def _tier_order(tier: str) -> tuple[int, str]:

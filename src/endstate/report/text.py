@@ -11,6 +11,7 @@ from rich.text import Text
 from endstate.report.disclosure import Disclosure
 from endstate.report.model_loss import model_loss_line
 from endstate.report.outcomes import SectionView, section_view
+from endstate.report.subtasks_text import subtask_tables
 from endstate.report.summary import Cell, JudgeStats, LegCell, Summary
 from endstate.report.usage import UsageCell, UsageSummary, cost_text
 from endstate.visible import visible
@@ -221,6 +222,8 @@ def renderable(summary: Summary, disclosure: Disclosure, title: str) -> Group:
         _grid_table(summary),
         Text(""),
     ]
+    if summary.subtasks is not None:
+        parts += subtask_tables(summary.subtasks)
     if summary.by_template:
         parts += [_cell_table("By template", "template", summary.by_template), Text("")]
     if summary.by_leg_kind:

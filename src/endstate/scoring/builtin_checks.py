@@ -21,6 +21,7 @@ def _jmespath(index: int, check: JmespathCheck, ctx: CheckContext) -> CheckVerdi
         type=check.type,
         description=check.description,
         category=check.category,
+        subtask_category=check.subtask_category,
         points=check.points,
         earned=check.points if ok else 0.0,
         outcome="pass" if ok else "fail",

@@ -51,6 +51,7 @@ def _verdict(
         type=check.type,
         description=check.description,
         category=check.category,
+        subtask_category=check.subtask_category,
         points=check.points,
         earned=check.points if verdict.correct else 0.0,
         outcome="pass" if verdict.correct else "fail",

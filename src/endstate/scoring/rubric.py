@@ -27,6 +27,7 @@ def judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | None
         "type": check.type,
         "description": check.description,
         "category": check.category,
+        "subtask_category": check.subtask_category,
         "points": check.points,
     }
     try:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from endstate.builtin.templates.subtask_rule import subtask_category_for
 from endstate.envs.systems.ehr import controls as ehr
 from endstate.envs.systems.fax import controls as fax
 from endstate.envs.systems.payer_a import controls as payer_a
@@ -403,6 +404,7 @@ def jcheck(
         "points": points,
         "description": description,
         "category": category,
+        "subtask_category": subtask_category_for(query, category),
     }
 
 

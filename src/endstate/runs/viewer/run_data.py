@@ -15,6 +15,8 @@ from urllib.parse import quote
 from endstate.errors import EndstateError
 from endstate.manifest import Manifest
 from endstate.records import TaskRecord, attempt_order, not_recorded
+from endstate.report.subtasks import SubtaskSummary, counted, summarize_subtasks
+from endstate.report.summary import headline_records, tier_order
 from endstate.runs.store import TRACES, RunStore
 
 STATUSES = ("passed", "failed", "unmeasurable", "blocked")
@@ -44,6 +46,12 @@ class AttemptRow:
         return self.record.facts.claim if self.record.facts else None
 
     @property
+    def checks(self) -> tuple[int, int] | None:
+        """(passed, counted) checks of this attempt, as subtask success counts them."""
+        kept = counted(self.record)
+        return (sum(ok for _, ok in kept), len(kept)) if kept else None
+
+    @property
     def tokens(self) -> tuple[int, int] | None:
         """(prompt, completion) tokens, when the agent reported any."""
         facts = self.record.facts
@@ -64,6 +72,12 @@ class RunData:
         for row in self.rows:
             out[row.record.status] = out.get(row.record.status, 0) + 1
         return out
+
+    def subtasks(self) -> SubtaskSummary | None:
+        """Subtask success beside task success, over first attempts, as the report counts it
+        (unrecorded attempts have no verdicts, so no checks)."""
+        head = headline_records(row.record for row in self.rows)
+        return summarize_subtasks(head, sorted({r.tier for r in head}, key=tier_order))
 
     def find(self, task_id: str, attempt: str) -> tuple[int, AttemptRow] | None:
         for i, row in enumerate(self.rows):
