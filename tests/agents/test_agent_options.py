@@ -3,12 +3,19 @@ run pins is what a resume and a worker make the agent from again."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
 from endstate.agents.registry import agent_options, made_with, make_agent
 from endstate.cli import app
-from endstate.cli.extra_flags import agent_options_given, executor_options_given, read_extra
+from endstate.cli.extra_flags import (
+    agent_options_given,
+    drop_inapplicable_aliases,
+    executor_options_given,
+    read_extra,
+)
 from endstate.errors import EndstateError
 
 
@@ -57,7 +64,13 @@ def test_an_executor_option_that_is_not_one_is_named() -> None:
 
 def test_each_kind_validates_its_own_options_and_pins_every_field() -> None:
     pinned = agent_options("command:python agent.py", {"pass_env": "TOKEN"})
-    assert pinned == {"pass_env": ["TOKEN"], "isolation": "sandbox", "mounts": [], "egress": []}
+    assert {k: pinned[k] for k in ("pass_env", "isolation", "mounts", "egress")} == {
+        "pass_env": ["TOKEN"],
+        "isolation": "sandbox",
+        "mounts": [],
+        "egress": [],
+    }
+    assert pinned["build_root"] == [] and "__pycache__" in pinned["build_ignore"]
     assert agent_options("null") == {}
     cu = agent_options("cu-chat:m", {"viewport": "1024X768", "marks": "true"})
     assert (cu["viewport"], cu["marks"], cu["observe"]) == ("1024x768", True, "screenshot")
@@ -89,10 +102,26 @@ def test_a_made_agent_carries_the_options_it_was_made_from() -> None:
     assert agent.config()["temperature"] == 0.5
 
 
-def test_the_run_command_refuses_an_option_the_agent_kind_lacks(tmp_path: object) -> None:
-    result = CliRunner().invoke(app, ["run", "--agent", "null", "--observe", "both"])
+def test_the_run_command_refuses_an_option_the_agent_kind_lacks(tmp_path: Path) -> None:
+    args = ["run", "--agent", "null", "--agent-option", "observe=both", "--out", str(tmp_path)]
+    result = CliRunner().invoke(app, args)
     assert result.exit_code != 0
     assert "agent kind 'null' has no option 'observe'" in str(result.exception)
+    assert not any(tmp_path.iterdir())  # refused before anything ran
+
+
+def test_an_older_flag_for_a_kind_without_the_option_is_a_note_not_an_error() -> None:
+    from endstate.agents.browser_options import ActingOptions
+    from endstate.agents.options import NoOptions
+
+    given = {"observe": "both", "action_timeout_s": "9"}
+    kept, notes = drop_inapplicable_aliases(
+        given, {"observe", "action_timeout_s"}, "replay", ActingOptions
+    )
+    assert kept == {"action_timeout_s": "9"}
+    assert notes == ["--observe does not apply to agent kind 'replay': ignored"]
+    # Given as --agent-option (not an alias), it is kept, for the kind to refuse.
+    assert drop_inapplicable_aliases(given, set(), "null", NoOptions)[0] == given
 
 
 def test_the_agents_command_lists_every_kind_with_its_options() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from endstate.agent_build import build_changes, describe_build
+from endstate.agents import build_fingerprint
 from endstate.agents.build_fingerprint import (
     agent_build,
     command_build,
@@ -45,7 +46,8 @@ def test_a_changed_byte_or_package_makes_the_pin_refuse_naming_it(
 ) -> None:
     site = tmp_path / "site"
     _dist(site, "1.0")
-    monkeypatch.syspath_prepend(str(site))
+    installed = build_fingerprint.package_dirs()
+    monkeypatch.setattr(build_fingerprint, "package_dirs", lambda: [*installed, str(site)])
     program = tmp_path / "agent"
     program.mkdir()
     script = program / "agent.py"

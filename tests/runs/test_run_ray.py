@@ -168,7 +168,8 @@ def local_scores(spec: str, out: Path, tasks: str | None = None) -> dict[tuple[s
     """The same corpus and agent on the local asyncio runner."""
     opts = RunOptions(
         corpus=builtin_corpus_path(),
-        agent=make_agent(spec, dict(action_timeout_s=ACTION_TIMEOUT_S)),
+        # The null agent has no actions, so no action timeout to give it.
+        agent=make_agent(spec, None if spec == "null" else {"action_timeout_s": ACTION_TIMEOUT_S}),
         agent_spec=spec,
         out=out,
         workers=2,

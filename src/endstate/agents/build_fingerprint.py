@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -107,10 +108,18 @@ def program_tree(
     )
 
 
+def package_dirs() -> list[str]:
+    """Where the harness's interpreter has its packages installed: its own site folders, not
+    whatever a process has put on sys.path (a test runner's, a plug-in's), so every process of
+    one installation reads the same set."""
+    paths = sysconfig.get_paths()
+    return list(dict.fromkeys(p for p in (paths["purelib"], paths["platlib"]) if p))
+
+
 def _distributions() -> dict[str, str]:
-    """The harness environment's distributions: name -> version (the first of a name found)."""
+    """The installed distributions: name -> version (the first of a name found)."""
     found: dict[str, str] = {}
-    for dist in importlib.metadata.distributions():
+    for dist in importlib.metadata.distributions(path=package_dirs()):
         name = (dist.metadata["Name"] or "").strip().lower().replace("_", "-")
         if name and name not in found:
             found[name] = dist.version

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from endstate.agents.options import ALIASES as AGENT_ALIASES
-from endstate.agents.options import FLAG_ONLY, assignments, gather
+from endstate.agents.options import FLAG_ONLY, KindOptions, assignments, gather
 from endstate.errors import EndstateError
 
 EXECUTOR_ALIASES = {
@@ -125,3 +125,18 @@ def system_options_given(
             raise EndstateError(f"system option {dotted!r} given twice")
         mine[key] = value
     return out
+
+
+def drop_inapplicable_aliases(
+    given: dict[str, Any], aliased: set[str], kind: str, model: type[KindOptions]
+) -> tuple[dict[str, Any], list[str]]:
+    """An older per-option flag given for a kind without that option is dropped with a note
+    (scripts pass them to every agent they run); `--agent-option` is held to the kind."""
+    kept = dict(given)
+    notes = []
+    for key in sorted(aliased - set(model.model_fields)):
+        if key in kept:
+            del kept[key]
+            flag = next(f for f, k in AGENT_ALIASES.items() if k == key)
+            notes.append(f"{flag} does not apply to agent kind {kind!r}: ignored")
+    return kept, notes

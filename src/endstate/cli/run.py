@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
+from endstate.agents.options import assignments
 from endstate.cli.console import err
 from endstate.cli.extra_flags import (
     agent_options_given,
+    drop_inapplicable_aliases,
     executor_options_given,
     read_extra,
     system_options_given,
@@ -144,7 +146,10 @@ def run(
     ).make()
     bar = RunProgress(console=err)
     where: list[Path] = []
-    options = _run_options(s, out, resume, pin, judge, gates, bar, where)
+    # An older per-option flag given for a kind without that option is a note, not an error
+    # (scripts pass them to every agent); `--agent-option` itself is held to the kind's model.
+    lenient = {k for k, _ in extra.agent} - {k for k, _ in assignments(agent_option or [])}
+    options = _run_options(s, out, resume, pin, judge, gates, bar, where, lenient)
     options.contamination = contamination
     options.executor = chosen
     result = _execute(options, bar, where)
@@ -196,6 +201,7 @@ def _run_options(
     gates: Path | None,
     bar: RunProgress,
     where: list[Path],
+    lenient: set[str],
 ) -> RunOptions:
     """The settled settings as a run: the agent made, the corpus chosen, the gates pinned."""
     from endstate.agents.registry import agent_options, kind_of, make_agent
@@ -206,6 +212,9 @@ def _run_options(
     assert s.agent is not None and s.max_steps is not None
     given = dict(s.agent_options or {})
     kind, _ = kind_of(s.agent)
+    given, notes = drop_inapplicable_aliases(given, lenient, kind.name, kind.options)
+    for note in notes:
+        err.print(f"note: {note}")
     if "max_steps" in kind.options.model_fields:  # --max-steps, unless the option says
         given.setdefault("max_steps", s.max_steps)
     options = agent_options(s.agent, given)
