@@ -84,8 +84,9 @@ def build_changes(pinned: AgentBuild | None, now: AgentBuild | None) -> list[str
         ]
     out: list[str] = []
     a, b = pinned.program, now.program
-    if (a is None) != (b is None) or (a and b and a.roots != b.roots):
-        out.append(f"program roots: pinned {a.roots if a else None}, now {b.roots if b else None}")
+    # Where the program lies may differ (another checkout, another machine): its files may not.
+    if (a is None) != (b is None):
+        out.append(f"program: pinned {a.roots if a else None}, now {b.roots if b else None}")
     elif a and b and a.sha256 != b.sha256:
         out += _changed_map("program file", a.files, b.files) or ["program tree changed"]
     i, j = pinned.interpreter, now.interpreter
