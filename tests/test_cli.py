@@ -157,7 +157,9 @@ def test_score_writes_records_and_a_report_with_unmeasurable_state(
     for n in range(1, 10):
         assert f"\n{n}. " in report
     html = (tmp_path / "rep.html").read_text()
-    assert html.count("<svg") == 3 and "Full-credit rate by family" in html
+    # Family, tier, scores; subtasks beside tasks, and by the checks' categories.
+    assert html.count("<svg") == 5 and "Full-credit rate by family" in html
+    assert "Subtask vs task success" in html and "Subtask success by category" in html
     assert "Full-credit passes: 1/3 = 33.3%" in html
     assert html.count("<li><strong>") == 9
     assert (

@@ -64,10 +64,12 @@ def _subtask_charts(s: SubtaskSummary) -> list[str]:
     if overall.task_success is not None:
         low, high = wilson_interval(overall.full_credit, overall.tasks)
         pair.append(Bar("tasks", overall.task_success, low, high))
-    return [
-        interval_bars("Subtask vs task success (cluster bootstrap / Wilson 95%)", pair),
-        interval_bars("Subtask success by category (cluster bootstrap 95%)", categories),
-    ]
+    charts = [interval_bars("Subtask vs task success (cluster bootstrap / Wilson 95%)", pair)]
+    if categories:  # no check of the run carries a subtask category: no empty chart
+        charts.append(
+            interval_bars("Subtask success by category (cluster bootstrap 95%)", categories)
+        )
+    return charts
 
 
 def _shown(record: TaskRecord) -> TaskRecord:
