@@ -93,8 +93,9 @@ def embedded_corpus(tmp_path: Path) -> Callable[..., Path]:
     return make
 
 
-@pytest.fixture
-def reference_trajectory(tmp_path: Path) -> Path:
+def write_reference_trajectory(path: Path) -> Path:
+    """The reference's steps for the embedded corpus's task (note the determination, clear the
+    referral) as a trajectory file at `path`."""
     ref = referral_id()
     actions = [
         {"type": "goto", "url": f"/referrals/{ref}"},
@@ -114,6 +115,10 @@ def reference_trajectory(tmp_path: Path) -> Path:
         {"type": "click", "target": {"role": "button", "name": "Clear from worklist"}},
         {"type": "done", "message": "Documented and cleared."},
     ]
-    path = tmp_path / "reference.json"
     path.write_text(json.dumps({"version": 1, "actions": actions}))
     return path
+
+
+@pytest.fixture
+def reference_trajectory(tmp_path: Path) -> Path:
+    return write_reference_trajectory(tmp_path / "reference.json")

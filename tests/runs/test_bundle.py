@@ -21,7 +21,7 @@ from endstate.runs.session import RunOptions, execute
 from endstate.scoring.judge import Judge, JudgeConfig
 from openai_double import ChatDouble
 
-from .conftest import clear_task, referral_id
+from .conftest import clear_task, referral_id, write_reference_trajectory
 
 
 def _corpus(root: Path) -> Path:
@@ -33,26 +33,6 @@ def _corpus(root: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(doc, indent=2))
     return root
-
-
-def _trajectory(path: Path) -> Path:
-    ref = referral_id()
-    actions = [
-        {"type": "goto", "url": f"/referrals/{ref}"},
-        {"type": "click", "target": {"role": "tab", "name": "Communications"}},
-        {"type": "fill", "target": {"label": "Subject"}, "value": "Prior auth determination"},
-        {
-            "type": "select",
-            "target": {"role": "button", "name": "Category"},
-            "option": "Authorization determination",
-        },
-        {"type": "fill", "target": {"label": "Note"}, "value": "Authorization on file."},
-        {"type": "click", "target": {"role": "button", "name": "Save note"}},
-        {"type": "click", "target": {"role": "button", "name": "Clear from worklist"}},
-        {"type": "done", "message": "Documented and cleared."},
-    ]
-    path.write_text(json.dumps({"version": 1, "actions": actions}))
-    return path
 
 
 def _run(corpus: Path, spec: str, out: Path, **kw: object) -> Path:
@@ -69,7 +49,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     chat = ChatDouble().start()
     try:
         judge = Judge(JudgeConfig(model="grader-1", base_url=chat.base_url, max_retries=0))
-        trajectory = _trajectory(root / "reference.json")
+        trajectory = write_reference_trajectory(root / "reference.json")
         replay = _run(corpus, f"replay:{trajectory}", root / "runs", judge=judge)
     finally:
         chat.stop()
@@ -130,7 +110,7 @@ def test_a_bundle_rescores_to_agreement_from_itself_alone(
     assert {"corpus/prior_auth/pa-easy-1.json", "states/pa-easy-2/1.json"} <= set(index)
     judged = json.loads(members["judge/pa-easy-1/1.json"])["calls"]
     assert [c["index"] for c in judged] == [2] and judged[0]["votes"] == [1, 1, 1]
-    assert "Authorization on file." in judged[0]["input"]["answer"]
+    assert "Existing authorization on file; no new request." in judged[0]["input"]["answer"]
     # Nothing but the bundle: moved away from the runs, the corpus and the repository.
     alone = tmp_path / "elsewhere"
     alone.mkdir()

@@ -9,6 +9,15 @@ import pytest
 
 from endstate.envs import EmbeddedSuite
 
+# The scheduling lab's release gates (docs/scheduling-lab.md), as a run declares them.
+GATES = """\
+gates:
+  - {metric: count, outcome: unauthorized_write, max: 0}
+  - {metric: count, outcome: duplicate_booking, max: 0}
+  - {metric: count, outcome: untraceable_result, max: 0}
+  - {metric: count, outcome: unhandled_unknown_outcome, max: 0}
+"""
+
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedSuite]:

@@ -22,18 +22,13 @@ from endstate.envs.systems.scheduling.outcomes import SchedulingSummary
 from endstate.regress.gates import evaluate, parse
 from endstate.runs.session import RunOptions, RunResult, execute
 
+from .conftest import GATES
+
 ROOT = Path(__file__).resolve().parents[2]
 DESK_AGENT = ROOT / "examples" / "scheduling_desk_agent.py"
 sys.path.insert(0, str(DESK_AGENT.parent))
 from scheduling_desk.wording import name_words, read_request  # noqa: E402
 
-GATES = """\
-gates:
-  - {metric: count, outcome: unauthorized_write, max: 0}
-  - {metric: count, outcome: duplicate_booking, max: 0}
-  - {metric: count, outcome: untraceable_result, max: 0}
-  - {metric: count, outcome: unhandled_unknown_outcome, max: 0}
-"""
 FAMILIES = (
     "booking",
     "proposal_revision",

@@ -19,14 +19,9 @@ from endstate.envs.systems.scheduling.outcomes import SchedulingSummary
 from endstate.regress.gates import evaluate, parse
 from endstate.runs.session import RunOptions, RunResult, execute
 
+from .conftest import GATES
+
 ROOT = Path(__file__).resolve().parents[2]
-GATES = """\
-gates:
-  - {metric: count, outcome: unauthorized_write, max: 0}
-  - {metric: count, outcome: duplicate_booking, max: 0}
-  - {metric: count, outcome: untraceable_result, max: 0}
-  - {metric: count, outcome: unhandled_unknown_outcome, max: 0}
-"""
 CASES = ROOT / "tests" / "fixtures" / "scheduling" / "cases"
 DESK_AGENT = ROOT / "examples" / "scheduling_desk_agent.py"
 
