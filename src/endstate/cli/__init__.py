@@ -30,7 +30,7 @@ app = typer.Typer(
 )
 app.command("score")(score)
 # Unknown options reach `run` as extra arguments: the agent flags older than `--agent-option`
-# are read there as its aliases, and anything else is refused by name (cli/agent_flags.py).
+# are read there as its aliases, and anything else is refused by name (cli/extra_flags.py).
 app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run)
 app.command("agents")(agents_cmd)
 app.command("record")(record_cmd)

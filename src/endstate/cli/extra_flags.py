@@ -56,18 +56,8 @@ def read_extra(extra: Sequence[str]) -> ExtraOptions:
         if name in FLAG_ONLY and not eq:
             agent.append((AGENT_ALIASES[name], True))
             continue
-        part = next(
-            (
-                (table, out)
-                for table, out in (
-                    (AGENT_ALIASES, agent),
-                    (EXECUTOR_ALIASES, executor),
-                    (system_aliases, system),
-                )
-                if name in table
-            ),
-            None,
-        )
+        tables = ((AGENT_ALIASES, agent), (EXECUTOR_ALIASES, executor), (system_aliases, system))
+        part = next(((t, out) for t, out in tables if name in t), None)
         if part is None or name in FLAG_ONLY:
             raise EndstateError(f"no such option: {flag} (see endstate run --help)")
         if eq:

@@ -218,6 +218,7 @@ def evaluate(
             results.append(_bounded(gate, reliable, shown))
         else:
             assert gate.outcome is not None
-            n = sum(outcomes()[gate.outcome](r) for r in scoped)
+            has = outcomes()[gate.outcome]  # looked up once, not per attempt
+            n = sum(has(r) for r in scoped)
             results.append(_bounded(gate, n, f"{n} of {len(scoped)} attempts"))
     return results
