@@ -113,7 +113,8 @@ def unjudged_run(tmp_path: Path) -> Path:
     ungraded = CheckVerdict(index=1, type="llm_judge", description="The note is polite.",
                             points=2, earned=0, outcome="ungraded", detail="no judge configured",
                             answer="Thanks.")  # fmt: skip
-    return write_run(tmp_path / "run", [record(t, [ungraded], judged=False) for t in TASKS[:3]])
+    unjudged = [record(t, [ungraded], judged=False) for t in TASKS[:3]]
+    return write_run(tmp_path / "unjudged", unjudged)
 
 
 def cli(*args: str) -> list[str]:

@@ -22,8 +22,8 @@ _env = Environment(
 )
 
 
-def render(name: str, **context: Any) -> str:
-    return _env.get_template(name).render(**context)
+def render(template: str, **context: Any) -> str:
+    return _env.get_template(template).render(**context)
 
 
 def asset(name: str) -> bytes | None:
