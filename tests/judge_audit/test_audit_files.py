@@ -61,6 +61,8 @@ def test_sampling_twice_is_refused_and_a_run_without_judged_checks_says_why(
         "by a judge (3 no judge configured)"
     )
     assert "Traceback" not in nothing.stderr and not sample_path(unjudged_run).exists()
+    serve = run_cli("judge", "audit", "label", str(unjudged_run), "--no-open")
+    assert serve.returncode == 1 and serve.stderr.strip() == nothing.stderr.strip()
 
 
 def test_the_report_says_plainly_when_there_is_no_sample_or_no_label(judged_run: Path) -> None:

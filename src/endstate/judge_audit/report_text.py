@@ -56,7 +56,7 @@ def render_text(report: AuditReport) -> str:
     lines += ["", "by rubric:"]
     for rubric, counted in report.rubrics().items():
         agreed = report.judge_vs(counted)
-        lines.append(f"  {excerpt(rubric, 120)}: {agreed.agree}/{agreed.n} agree")
+        lines.append(f'  rubric "{excerpt(rubric, 120)}": {agreed.agree}/{agreed.n} agree')
         for c in counted:
             if c.item.verdict == c.label.label:
                 continue
