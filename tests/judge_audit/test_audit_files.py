@@ -180,3 +180,29 @@ def test_checks_judged_through_the_real_client_become_items(
     page = TestClient(make_app(run, token="t"), base_url=LOOPBACK).get("/label/ana/1").text
     assert state["note"] in page and "Does the note say" in page
     assert RunStore(run).read_records()[0].checks[1].outcome == "fail"
+
+
+def test_a_changed_item_cannot_be_labelled_and_a_bad_label_line_is_named(
+    judged_run: Path, tmp_path: Path
+) -> None:
+    create_sample(judged_run, size=10, seed=0)
+    records = judged_records()
+    records[2].checks[1].rubric_input = {"description": "d", "context": "c", "rubric": "new"}
+    rescored = write_run(tmp_path / "rescored", records)
+    (rescored / "judge-audit").mkdir()
+    (rescored / "judge-audit" / "sample.json").write_bytes(sample_path(judged_run).read_bytes())
+    position = next(n for n, s in enumerate(read_sample(rescored).items, 1) if s.task_id == "t-03")
+    client = TestClient(make_app(rescored, token="k"), base_url=LOOPBACK)
+    page = client.get(f"/label/ana/{position}").text
+    assert "what the judge read has changed since the sample was drawn" in page
+    assert 'id="label-form"' not in page
+    refused = client.post(f"/label/ana/{position}", data={"label": "pass", "token": "k"})
+    assert refused.status_code == 409 and not labels_path(rescored, "ana").exists()
+
+    bad = labels_path(judged_run, "ana")
+    bad.write_text('{"item": "t-01/1/1", "label": "maybe"}\n')
+    shown = run_cli("judge", "audit", "report", str(judged_run))
+    assert shown.returncode == 1 and "Traceback" not in shown.stderr
+    assert f"{bad}: line 1 is not a label" in shown.stderr
+    served = TestClient(make_app(judged_run, token="k"), base_url=LOOPBACK).get("/label/ana/1")
+    assert served.status_code == 500 and "line 1 is not a label" in served.text

@@ -170,6 +170,11 @@ def _http_error(request: Request, exc: Exception) -> Response:
     return _page("error.html.j2", exc.status_code, message=exc.detail)
 
 
+def _unreadable(request: Request, exc: Exception) -> Response:
+    """A labels file gone bad while served (edited by hand): its one-line reason."""
+    return _page("error.html.j2", 500, message=str(exc))
+
+
 def make_app(root: Path, token: str | None = None) -> Starlette:
     """The labelling app over one run's sample (refused at once if there is none)."""
     labelling = Labelling(root, token)
@@ -182,7 +187,7 @@ def make_app(root: Path, token: str | None = None) -> Starlette:
             Route("/label/{name}/{position:int}", labelling.save, methods=["POST"]),
             Route("/static/{name}", labelling.static),
         ],
-        exception_handlers={HTTPException: _http_error},
+        exception_handlers={HTTPException: _http_error, EndstateError: _unreadable},
     )
     app.add_middleware(Guard)
     return app
