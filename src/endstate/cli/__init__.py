@@ -13,6 +13,7 @@ from endstate.cli.console import err, labelled
 from endstate.cli.corpus import corpus_app
 from endstate.cli.env import env_app
 from endstate.cli.export import export
+from endstate.cli.judge_audit import judge_app
 from endstate.cli.redteam import redteam
 from endstate.cli.regress import baseline_app, compare_cmd, gate_cmd
 from endstate.cli.run import record_cmd, report, run
@@ -43,6 +44,7 @@ app.command("compare")(compare_cmd)
 app.command("gate")(gate_cmd)
 app.command("export")(export)
 app.command("view")(view)
+app.add_typer(judge_app, name="judge")
 app.command("bundle")(bundle_cmd)
 app.command("rescore")(rescore_cmd)
 
