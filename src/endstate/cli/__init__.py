@@ -13,6 +13,7 @@ from endstate.cli.console import err, labelled
 from endstate.cli.corpus import corpus_app
 from endstate.cli.env import env_app
 from endstate.cli.export import export
+from endstate.cli.grid import grid_app
 from endstate.cli.redteam import redteam
 from endstate.cli.regress import baseline_app, compare_cmd, gate_cmd
 from endstate.cli.run import record_cmd, report, run
@@ -45,6 +46,7 @@ app.command("export")(export)
 app.command("view")(view)
 app.command("bundle")(bundle_cmd)
 app.command("rescore")(rescore_cmd)
+app.add_typer(grid_app, name="grid")
 
 
 def main() -> None:

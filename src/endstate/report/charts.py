@@ -88,3 +88,70 @@ def histogram(title: str, values: Sequence[float], bins: int = 10) -> str:
         )
     out.append("</svg>")
     return "".join(out)
+
+
+@dataclass(frozen=True)
+class HeatCell:
+    value: float  # 0..1
+    low: float | None = None
+    high: float | None = None
+
+
+def _shade(value: float) -> str:
+    """White at 0 to a deep blue at 1: darker is better, readable in grey print."""
+    v = max(0.0, min(1.0, value))
+    r, g, b = (round(255 - (255 - c) * v) for c in (33, 102, 172))
+    return f"rgb({r},{g},{b})"
+
+
+def heat_map(
+    title: str,
+    rows: Sequence[str],
+    columns: Sequence[str],
+    cells: dict[tuple[str, str], HeatCell | None],
+) -> str:
+    """A rows × columns grid of shares, each cell its value and interval; a cell with no value
+    (a configuration that did not finish) is hatched and says so, never drawn as zero."""
+    cell_w, cell_h, left, top = 130, 46, 150, 48
+    width = max(left + cell_w * len(columns) + 10, 7 * len(title) + 10)
+    height = top + cell_h * len(rows) + 10
+    out = [
+        f'<svg role="img" aria-label="{escape(title)}" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">',
+        f"<title>{escape(title)}</title>",
+        f'<text x="0" y="16" class="chart-title">{escape(title)}</text>',
+    ]
+    for j, column in enumerate(columns):
+        x = left + j * cell_w + cell_w / 2
+        out.append(f'<text x="{x:.1f}" y="{top - 8}" class="tick">{escape(column)}</text>')
+    for i, row in enumerate(rows):
+        y = top + i * cell_h
+        label_y = y + cell_h / 2 + 5
+        out.append(f'<text x="{left - 8}" y="{label_y}" class="label">{escape(row)}</text>')
+        for j, column in enumerate(columns):
+            x = left + j * cell_w
+            cell = cells.get((row, column))
+            cx, cy = x + cell_w / 2, y + cell_h / 2
+            if cell is None:
+                out.append(
+                    f'<rect x="{x + 1}" y="{y + 1}" width="{cell_w - 2}" height="{cell_h - 2}" '
+                    'class="missing" fill="#eee" stroke="#999" stroke-dasharray="4 3"/>'
+                    f'<text x="{cx:.1f}" y="{cy + 4:.1f}" class="tick">not run</text>'
+                )
+                continue
+            ink = "#fff" if cell.value > 0.55 else "#111"
+            spread = (
+                f"[{cell.low:.0%}–{cell.high:.0%}]"
+                if cell.low is not None and cell.high is not None
+                else ""
+            )
+            out.append(
+                f'<rect x="{x + 1}" y="{y + 1}" width="{cell_w - 2}" height="{cell_h - 2}" '
+                f'fill="{_shade(cell.value)}"/>'
+                f'<text x="{cx:.1f}" y="{cy - 2:.1f}" class="tick" style="fill:{ink}">'
+                f"{cell.value:.0%}</text>"
+                f'<text x="{cx:.1f}" y="{cy + 13:.1f}" class="tick" style="fill:{ink}">'
+                f"{spread}</text>"
+            )
+    out.append("</svg>")
+    return "".join(out)
