@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -78,6 +79,35 @@ def endstate(*args: str, **kw: object) -> subprocess.CompletedProcess[str]:
     )  # type: ignore[call-overload]
 
 
+def table_rows(path: Path) -> list[dict[str, str]]:
+    lines = [ln for ln in path.read_text().splitlines() if not ln.startswith("#")]
+    return list(csv.DictReader(lines))
+
+
+def passes(run_dir: Path) -> dict[str, float]:
+    """Attempt 1's full-credit pass of each task, read straight from records.jsonl."""
+    out = {}
+    for line in (run_dir / "records.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        if record["attempt"] == "1":
+            out[record["task_id"]] = 1.0 if record["status"] == "passed" else 0.0
+    return out
+
+
+def independent_bootstrap(
+    a: dict[str, float], b: dict[str, float], resamples: int = 20_000
+) -> tuple[float, float]:
+    """A paired percentile bootstrap of A − B over shared tasks, in plain Python."""
+    rng = random.Random(12345)
+    shared = sorted(a.keys() & b.keys())
+    diffs = []
+    for _ in range(resamples):
+        draw = [rng.choice(shared) for _ in shared]
+        diffs.append(sum(a[t] - b[t] for t in draw) / len(draw))
+    diffs.sort()
+    return diffs[int(0.025 * resamples)], diffs[int(0.975 * resamples) - 1]
+
+
 def grid_state(root: Path) -> dict[str, object]:
     try:
         return json.loads((root / "grid.json").read_text())  # type: ignore[no-any-return]
@@ -134,18 +164,38 @@ def test_a_grid_runs_from_one_command_resumes_after_a_kill_and_reports(
         assert len(list((root / c["folder"]).glob("*/manifest.json"))) == 1
 
     # Every figure is what the trajectories were made to do.
-    rows = list(csv.DictReader((root / "report" / "cells.csv").open()))
+    rows = table_rows(root / "report" / "cells.csv")
     assert len(rows) == 8
     for row in rows:
-        solved, halved = PLAN[(row["agent"], row["prompt mode"], row["observation"])]
-        assert row["passed"] == str(solved), row
-        assert row["task success [95%]"].startswith(f"{solved / 4:.1%}")
+        solved, halved = PLAN[(row["agent"], row["prompt_mode"], row["observation"])]
+        assert int(row["passed"]) == solved, row
+        assert float(row["task_success"]) == pytest.approx(solved / 4)
         checks = 2 * len(TASKS)
-        assert row["subtask success [95%]"].startswith(f"{(2 * solved + halved) / checks:.1%}")
+        assert float(row["subtask_success"]) == pytest.approx((2 * solved + halved) / checks)
     page = (root / "report" / "grid.html").read_text()
     assert page.count("<svg") >= 4  # task and subtask heat maps for both prompt modes
     assert "Task success, prompt mode task+guidance" in page
+    assert "Head-to-head" in page and "Cost by difficulty" in page
     assert (root / "report" / "tables.md").read_text().count("| solver |") >= 4
+    # No cell reported tokens or dollars: the cost table says missing, never zero.
+    cost = table_rows(root / "report" / "cost.csv")
+    assert cost and all(r["dollars_total"] == "" and r["dollars_missing"] != "0" for r in cost)
+    assert "missing" in (root / "report" / "cost.md").read_text()
+
+    # The head-to-head agrees with a paired bootstrap computed here from the cells' records.
+    both = table_rows(root / "report" / "head_to_head.csv")
+    assert len(both) == 2 * 28  # task and subtask tables, every pair of 8 configurations
+    pairs = {(r["a"], r["b"]): r for r in both if r["table"].startswith("Head-to-head: task")}
+    assert len(pairs) == 28
+    a_id, b_id = "solver/task/both", "idler/task+guidance/both"  # 2 of 4 against 1 of 4
+    low, high = independent_bootstrap(
+        passes(root / cells[a_id]["run_dir"]), passes(root / cells[b_id]["run_dir"])
+    )
+    row = pairs[(a_id, b_id)]
+    assert float(row["difference"]) == pytest.approx(0.25)
+    assert (low, high) != (0.25, 0.25)  # the tasks disagree: the interval is not a point
+    assert float(row["ci_low"]) == pytest.approx(low, abs=0.03)
+    assert float(row["ci_high"]) == pytest.approx(high, abs=0.03)
 
     # A cell's run is an ordinary run: its own report agrees with the grid's row.
     solver_best = cells["solver/task+guidance/both"]

@@ -25,6 +25,8 @@ class CellMeasures:
 
     state: CellState
     run_dir: Path
+    corpus: str  # the corpus pin: name and tree hash
+    attempts: list[TaskRecord]  # every scheduled attempt (the cost is over all of them)
     records: list[TaskRecord]
     tasks: int
     passed: int
@@ -51,6 +53,8 @@ def measure_cell(root: Path, state: CellState) -> CellMeasures:
     return CellMeasures(
         state=state,
         run_dir=run_dir,
+        corpus=f"{run.manifest.corpus.name} {run.manifest.corpus.tree_hash}",
+        attempts=list(run.records),
         records=head,
         tasks=len(head),
         passed=int(sum(wins)),

@@ -11,8 +11,12 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from endstate.grid.manifest import CellState, GridManifest
 from endstate.grid.measures import CellMeasures, measure_grid
-from endstate.grid.tables import Table, categories_table, cells_table, write_tables
-from endstate.report.charts import Bar, HeatCell, heat_map, interval_bars
+from endstate.grid.tables import NamedTables, categories_table, cells_table, write_tables
+from endstate.report.charts import Bar, HeatCell, heat_map, interval_bars, value_bars
+from endstate.report.cost import run_cost
+from endstate.report.head_to_head_text import cost_tables, pairwise_tables
+from endstate.report.pairwise import NamedRun, Pairwise, pairwise
+from endstate.report.tables_out import TextTable
 from endstate.subtask_categories import SUBTASK_CATEGORIES
 from endstate.visible import for_template
 
@@ -30,7 +34,7 @@ class Section:
     title: str
     note: str = ""
     charts: list[str] = field(default_factory=list)
-    tables: list[Table] = field(default_factory=list)
+    tables: list[NamedTables] = field(default_factory=list)
 
 
 def _axis(cells: Sequence[CellState], attr: str) -> list[str]:
@@ -86,20 +90,65 @@ def category_bars(done: Sequence[CellMeasures]) -> list[str]:
     return charts
 
 
+def head_to_head(done: Sequence[CellMeasures]) -> Pairwise | None:
+    """Every pair of finished configurations on their shared tasks (None with fewer than two)."""
+    if len(done) < 2:
+        return None
+    runs = [NamedRun(m.state.id, m.records, m.corpus) for m in done]
+    return pairwise(runs, allow_different_corpora=False)
+
+
+def cost_section(done: Sequence[CellMeasures]) -> Section:
+    costs = [run_cost(m.state.id, m.attempts) for m in done]
+    charts = []
+    for unit, attr, fmt in (("$", "dollars", "${:,.4f}"), ("tokens", "prompt_tokens", "{:,.0f}")):
+        bars = []
+        for c in costs:
+            for tier, cell in c.by_tier.items():
+                q = getattr(cell, attr)
+                bars.append((f"{c.name} · {tier}", q.mean, fmt))
+        if any(v is not None for _, v, _ in bars):
+            title = f"Mean {'cost' if unit == '$' else 'prompt tokens'} per attempt by difficulty"
+            charts.append(value_bars(title, bars))
+    note = (
+        "Per attempt, by the task's difficulty (tier). An agent whose accounting is missing is "
+        "shown as missing, never as zero."
+    )
+    return Section("Cost by difficulty", note, charts, [NamedTables("cost", cost_tables(costs))])
+
+
 def grid_sections(
     manifest: GridManifest, done: Sequence[CellMeasures], missing: Sequence[CellState]
 ) -> list[Section]:
-    return [
+    sections = [
         Section(
             "Heat maps",
             "Rows: agents; columns: observation modes; one map per prompt mode. Darker is better; "
             "each cell gives its share and 95% interval. A configuration that did not finish is "
             "hatched and marked, never drawn as zero.",
             heat_maps(manifest, done),
-            [cells_table(done, missing)],
+            [NamedTables("cells", [cells_table(done, missing)])],
         ),
-        Section("Subtask success by category", "", category_bars(done), [categories_table(done)]),
+        Section(
+            "Subtask success by category",
+            "",
+            category_bars(done),
+            [NamedTables("categories", [categories_table(done)])],
+        ),
     ]
+    pairs = head_to_head(done)
+    if pairs is not None:
+        tables: list[TextTable] = pairwise_tables(pairs)
+        sections.append(
+            Section(
+                "Head-to-head",
+                "Every pair of configurations, A − B on their shared tasks.",
+                [],
+                [NamedTables("head_to_head", tables)],
+            )
+        )
+    sections.append(cost_section(done))
+    return sections
 
 
 def write_grid_report(root: Path, manifest: GridManifest, out: Path | None = None) -> Path:
@@ -107,7 +156,7 @@ def write_grid_report(root: Path, manifest: GridManifest, out: Path | None = Non
     done, missing = measure_grid(root, manifest)
     sections = grid_sections(manifest, done, missing)
     folder = out or root / "report"
-    write_tables([t for s in sections for t in s.tables], folder)
+    write_tables([g for s in sections for g in s.tables], folder)
     page = _env.get_template("grid.html.j2").render(
         title=f"Grid {manifest.name}",
         cells_done=len(done),

@@ -3,56 +3,35 @@ paper can be traced to a file and re-plotted without parsing HTML."""
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from endstate.grid.manifest import CellState
 from endstate.grid.measures import CellMeasures
+from endstate.report.tables_out import TextTable, csv_text, markdown
 from endstate.subtask_categories import SUBTASK_CATEGORIES
 
 
 @dataclass(frozen=True)
-class Table:
-    name: str  # file stem
-    title: str
-    columns: Sequence[str]
-    rows: Sequence[Sequence[str]]
-    note: str = ""
+class NamedTables:
+    """Tables written together as NAME.md and NAME.csv."""
 
-    def markdown(self) -> str:
-        def cell(text: str) -> str:
-            return text.replace("|", "\\|").replace("\n", " ")
-
-        lines = [f"## {self.title}", ""]
-        if self.note:
-            lines += [self.note, ""]
-        lines.append("| " + " | ".join(cell(c) for c in self.columns) + " |")
-        lines.append("|" + "|".join("---" for _ in self.columns) + "|")
-        lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in self.rows]
-        return "\n".join(lines) + "\n"
-
-    def csv(self) -> str:
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(self.columns)
-        writer.writerows(self.rows)
-        return buffer.getvalue()
+    name: str
+    tables: list[TextTable]
 
 
-def write_tables(tables: Sequence[Table], folder: Path) -> list[Path]:
-    """Each table as NAME.md and NAME.csv, and all of them in one tables.md."""
+def write_tables(groups: Sequence[NamedTables], folder: Path) -> list[Path]:
+    """Each group as NAME.md and NAME.csv, and every table in one tables.md."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for t in tables:
-        for suffix, text in ((".md", t.markdown()), (".csv", t.csv())):
-            path = folder / f"{t.name}{suffix}"
+    for g in groups:
+        for suffix, text in ((".md", markdown(g.tables)), (".csv", csv_text(g.tables))):
+            path = folder / f"{g.name}{suffix}"
             path.write_text(text, encoding="utf-8")
             written.append(path)
     together = folder / "tables.md"
-    together.write_text("\n".join(t.markdown() for t in tables), encoding="utf-8")
+    together.write_text(markdown([t for g in groups for t in g.tables]), encoding="utf-8")
     return [together, *written]
 
 
@@ -64,76 +43,76 @@ def share(value: float | None, interval: tuple[float, float] | None) -> str:
     return f"{value:.1%} [{interval[0]:.1%}, {interval[1]:.1%}]"
 
 
-def cells_table(done: Sequence[CellMeasures], missing: Sequence[CellState]) -> Table:
-    rows = []
+CELL_COLUMNS = [
+    "agent", "prompt mode", "observation", "tasks", "passed", "task success [95%]",
+    "subtask success [95%]", "unmeasurable", "run",
+]  # fmt: skip
+CELL_NUMBERS = [
+    "agent", "prompt_mode", "observation", "tasks", "passed", "task_success", "task_low",
+    "task_high", "subtask_success", "subtask_low", "subtask_high", "unmeasurable", "run",
+]  # fmt: skip
+
+
+def _cell_row(m: CellMeasures) -> tuple[list[str], list[object]]:
+    s = m.state
+    sub = m.subtasks.overall if m.subtasks else None
+    sub_share = sub.share if sub else None
+    sub_low, sub_high = sub.interval if sub and sub.interval else (None, None)
+    row = [
+        s.agent_name, s.prompt_mode, s.observation, str(m.tasks), str(m.passed),
+        share(m.task_success, m.interval), share(sub_share, sub.interval if sub else None),
+        str(m.unmeasurable), s.run_dir or "",
+    ]  # fmt: skip
+    numbers: list[object] = [
+        s.agent_name, s.prompt_mode, s.observation, m.tasks, m.passed, m.task_success,
+        *m.interval, sub_share, sub_low, sub_high, m.unmeasurable, s.run_dir or "",
+    ]  # fmt: skip
+    return row, numbers
+
+
+def cells_table(done: Sequence[CellMeasures], missing: Sequence[CellState]) -> TextTable:
+    rows, numbers = [], []
     for m in done:
-        s = m.state
-        sub = m.subtasks.overall if m.subtasks else None
-        rows.append(
-            [
-                s.agent_name,
-                s.prompt_mode,
-                s.observation,
-                str(m.tasks),
-                str(m.passed),
-                share(m.task_success, m.interval),
-                share(sub.share if sub else None, sub.interval if sub else None),
-                str(m.unmeasurable),
-                s.run_dir or "",
-            ]
-        )
+        row, nums = _cell_row(m)
+        rows.append(row)
+        numbers.append(nums)
     for s in missing:
-        rows.append(
-            [
-                s.agent_name,
-                s.prompt_mode,
-                s.observation,
-                "",
-                "",
-                f"missing ({s.status})",
-                "missing",
-                "",
-                s.run_dir or "",
-            ]
-        )
-    return Table(
-        "cells",
-        "Task and subtask success by configuration",
-        [
-            "agent",
-            "prompt mode",
-            "observation",
-            "tasks",
-            "passed",
-            "task success [95%]",
-            "subtask success [95%]",
-            "unmeasurable",
-            "run",
-        ],
-        rows,
-        "Task success: full-credit passes of attempt 1 of each task, bootstrap over tasks widened "
-        "to the Wilson bounds. Subtask success: checks passed / checks, pooled over tasks, cluster "
-        "bootstrap over tasks. A configuration that did not finish is missing, not zero.",
+        state = f"missing ({s.status})"
+        rows.append([s.agent_name, s.prompt_mode, s.observation, "", "", state, "missing", "", ""])
+        numbers.append([s.agent_name, s.prompt_mode, s.observation, *[None] * 10])
+    note = (
+        "Task success: full-credit passes of attempt 1 of each task, bootstrap over tasks "
+        "widened to the Wilson bounds. Subtask success: checks passed / checks, pooled over "
+        "tasks, cluster bootstrap over tasks. A configuration that did not finish is missing, "
+        "not zero."
     )
+    title = "Task and subtask success by configuration"
+    return TextTable(title, CELL_COLUMNS, rows, [note], numbers, CELL_NUMBERS)
 
 
-def categories_table(done: Sequence[CellMeasures]) -> Table:
-    rows = []
+def categories_table(done: Sequence[CellMeasures]) -> TextTable:
+    rows, numbers = [], []
     for m in done:
         row = [m.state.agent_name, m.state.prompt_mode, m.state.observation]
+        nums: list[object] = list(row)
         for category in SUBTASK_CATEGORIES:
             cell = m.subtasks.by_category.get(category) if m.subtasks else None
-            row.append(
-                share(cell.share, cell.interval) + f" ({cell.passed}/{cell.checks})"
-                if cell is not None and cell.share is not None
-                else "no checks"
-            )
+            if cell is not None and cell.share is not None:
+                row.append(share(cell.share, cell.interval) + f" ({cell.passed}/{cell.checks})")
+                nums += [cell.passed, cell.checks]
+            else:
+                row.append("no checks")
+                nums += [0, 0]
         rows.append(row)
-    return Table(
-        "categories",
+        numbers.append(nums)
+    columns = ["agent", "prompt_mode", "observation"]
+    columns += [f"{c} {part}" for c in SUBTASK_CATEGORIES for part in ("passed", "checks")]
+    note = "Checks passed / checks of each category, pooled over tasks (cluster bootstrap 95%)."
+    return TextTable(
         "Subtask success by category",
         ["agent", "prompt mode", "observation", *SUBTASK_CATEGORIES],
         rows,
-        "Checks passed / checks of each subtask category, pooled over tasks "
-        "(cluster bootstrap 95%).",
+        [note],
+        numbers,
+        columns,
     )
