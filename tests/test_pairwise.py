@@ -186,6 +186,20 @@ def test_pairs_without_shared_tasks_are_shown_not_dropped_and_the_caveat_counts_
     assert any(row and row[0].startswith("# ") and "no correction" in row[0] for row in sheet)
 
 
+def test_a_pair_without_counted_checks_is_no_subtask_test_and_the_caveat_says_so() -> None:
+    a = run("A", {"t1": (True, (1, 1)), "t2": (False, (0, 1))})
+    b = run("B", {"t1": (False, (0, 1)), "t2": (True, (1, 1))})
+    bare = run("C", {"t1": (False, (0, 0)), "t2": (False, (0, 0))})  # no verdicts at all
+    result = pairwise([a, b, bare], resamples=500)
+    assert [p.subtask is not None for p in result.pairs] == [True, False, False]
+    assert [p.task is not None for p in result.pairs] == [True, True, True]
+    caveat = result.caveat()
+    assert "3 pair(s) tested for task success and 1 for subtask success" in caveat
+    assert "p < 0.01667 for task success and p < 0.05 for subtask success" in caveat
+    subtask_table = pairwise_tables(result)[1]
+    assert sum("no counted checks" in row for row in subtask_table.rows) == 2
+
+
 def test_holm_step_down() -> None:
     assert holm_rejections([0.01, 0.04, 0.03]) == [True, False, False]
     assert holm_rejections([0.01, 0.02, 0.03]) == [True, True, True]
@@ -283,6 +297,12 @@ def test_pairwise_over_two_real_runs(two_runs: tuple[Path, Path], tmp_path: Path
                    cwd=tmp_path)  # fmt: skip
     assert allowed.returncode == 0, allowed.stderr
     assert "different corpora (allowed)" in allowed.stdout
+    for args, says in (
+        (("pairwise", ref), "at least two runs"),
+        (("pairwise", ref, "--name", "oops"), "expected NAME=RUN_DIR"),
+    ):
+        bad = _cli(*args, cwd=tmp_path)
+        assert bad.returncode == 1 and says in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_cost_over_two_real_runs(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
