@@ -100,9 +100,7 @@ def _pricer(table: PriceTable, model: str | None) -> Pricer:
     return price
 
 
-RunDirs = Annotated[
-    list[Path] | None, typer.Argument(help="Run directories.", metavar="RUN_DIR...")
-]
+RunDirs = Annotated[list[Path] | None, typer.Argument(help="Run directories.", metavar="RUN_DIR")]
 Names = Annotated[
     list[str] | None,
     typer.Option("--name", help="NAME=RUN_DIR: a run under a name (repeatable).", metavar="N=DIR"),
