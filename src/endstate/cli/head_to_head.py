@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -35,7 +37,7 @@ def corpus_pin(manifest: Manifest) -> str:
     return f"{manifest.corpus.name} {manifest.corpus.tree_hash}"
 
 
-def _named(run_dirs: list[Path], names: list[str]) -> list[tuple[str | None, Path]]:
+def _named(run_dirs: Sequence[Path], names: Sequence[str]) -> list[tuple[str | None, Path]]:
     """Positional runs in order, then `--name NAME=RUN_DIR` ones; a name given for a
     positional run directory names it rather than adding it twice."""
     runs: list[tuple[str | None, Path]] = [(None, d) for d in run_dirs]
@@ -52,14 +54,32 @@ def _named(run_dirs: list[Path], names: list[str]) -> list[tuple[str | None, Pat
     return runs
 
 
-def _default_names(loaded: list[tuple[str | None, Manifest]]) -> list[str]:
-    """The agent spec of each run; where two runs share one, the run id is added."""
-    specs = [m.agent.spec for _, m in loaded]
+@dataclass(frozen=True)
+class LoadedRun:
+    name: str
+    manifest: Manifest
+    records: list[TaskRecord]
+
+    def named(self) -> NamedRun:
+        return NamedRun(self.name, self.records, corpus_pin(self.manifest))
+
+
+def load_named(run_dirs: Sequence[Path], names: Sequence[str] = ()) -> list[LoadedRun]:
+    """Runs as the commands take them: RUN_DIR arguments and `NAME=RUN_DIR` names, each run
+    named by its agent spec unless named (the run id added where two runs share a spec)."""
+    loaded = [(name, *load_run(path)) for name, path in _named(run_dirs, names)]
+    specs = [m.agent.spec for _, m, _ in loaded]
     return [
-        name
-        if name is not None
-        else (m.agent.spec if specs.count(m.agent.spec) == 1 else f"{m.agent.spec} ({m.run_id})")
-        for name, m in loaded
+        LoadedRun(
+            name
+            if name is not None
+            else (
+                m.agent.spec if specs.count(m.agent.spec) == 1 else f"{m.agent.spec} ({m.run_id})"
+            ),
+            m,
+            records,
+        )
+        for name, m, records in loaded
     ]
 
 
@@ -80,9 +100,7 @@ def _pricer(table: PriceTable, model: str | None) -> Pricer:
     return price
 
 
-RunDirs = Annotated[
-    list[Path] | None, typer.Argument(help="Run directories.", metavar="RUN_DIR...")
-]
+RunDirs = Annotated[list[Path] | None, typer.Argument(help="Run directories.", metavar="RUN_DIR")]
 Names = Annotated[
     list[str] | None,
     typer.Option("--name", help="NAME=RUN_DIR: a run under a name (repeatable).", metavar="N=DIR"),
@@ -112,16 +130,10 @@ def pairwise_cmd(
 ) -> None:
     """Every pair of runs on their shared tasks: task and subtask success differences, each
     with a paired bootstrap interval and p-value."""
-    runs = _named(run_dirs or [], name or [])
-    if len(runs) < 2:
-        raise EndstateError(f"a head-to-head needs at least two runs, got {len(runs)}")
-    loaded = [(n, *load_run(d)) for n, d in runs]
-    names = _default_names([(n, m) for n, m, _ in loaded])
-    named = [
-        NamedRun(label, records, corpus_pin(m))
-        for label, (_, m, records) in zip(names, loaded, strict=True)
-    ]
-    result = pairwise(named, resamples, seed, allow_different_corpora)
+    if len(_named(run_dirs or [], name or [])) < 2:
+        raise EndstateError("a head-to-head needs at least two runs")
+    runs = load_named(run_dirs or [], name or [])
+    result = pairwise([r.named() for r in runs], resamples, seed, allow_different_corpora)
     _write(pairwise_tables(result), markdown_file, csv_file)
 
 
@@ -136,15 +148,13 @@ def cost_cmd(
     csv_file: CsvFile = None,
 ) -> None:
     """Tokens, dollars, steps and wall time per run, by difficulty and overall."""
-    runs = _named(run_dirs or [], name or [])
-    if not runs:
+    if not _named(run_dirs or [], name or []):
         raise EndstateError("give at least one run directory")
     table = load_prices(prices) if prices is not None else None
-    loaded = [(n, *load_run(d)) for n, d in runs]
-    names = _default_names([(n, m) for n, m, _ in loaded])
     costs: list[RunCost] = []
-    for label, (_, manifest, records) in zip(names, loaded, strict=True):
-        pricer = None if table is None else _pricer(table, agent_model(manifest.agent.config))
+    for run in load_named(run_dirs or [], name or []):
+        model = agent_model(run.manifest.agent.config)
+        pricer = None if table is None else _pricer(table, model)
         source = str(table.path) if table is not None else "records (cost_usd)"
-        costs.append(run_cost(label, records, pricer, source))
+        costs.append(run_cost(run.name, run.records, pricer, source))
     _write(cost_tables(costs), markdown_file, csv_file)

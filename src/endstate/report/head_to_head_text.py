@@ -9,7 +9,12 @@ from endstate.report.cost import QUANTITIES, CostCell, Quantity, RunCost
 from endstate.report.pairwise import Difference, Pair, Pairwise
 from endstate.report.tables_out import TextTable
 
-PAIR_COLUMNS = ["A", "B", "tasks", "A", "B", "A − B", "95% CI", "p", "p<0.05", "holm"]
+
+def pair_columns(what: str) -> list[str]:
+    return ["A", "B", "shared tasks", f"A {what}", f"B {what}", "A − B", "95% CI", "p", "p<0.05",
+            "holm"]  # fmt: skip
+
+
 PAIR_NUMBERS = [
     "a", "b", "shared_tasks", "a_passed", "a_total", "a_share", "b_passed", "b_total",
     "b_share", "difference", "ci_low", "ci_high", "p", "p_below_alpha", "holm", "note",
@@ -62,9 +67,9 @@ def pairwise_tables(result: Pairwise) -> list[TextTable]:
         pins = "; ".join(f"{name}: {pin}" for name, pin in result.corpora.items())
         notes.append(f"The runs are on different corpora (allowed): {pins}.")
     tables = []
-    for title, measure in (
-        ("Head-to-head: task success (tasks passed / shared tasks)", "task"),
-        ("Head-to-head: subtask success (checks passed / counted checks)", "subtask"),
+    for title, measure, what in (
+        ("Head-to-head: task success (tasks passed / shared tasks)", "task", "tasks passed"),
+        ("Head-to-head: subtask success (checks passed / counted checks)", "subtask", "checks"),
     ):
         rows, numbers = [], []
         for p in result.pairs:
@@ -75,7 +80,7 @@ def pairwise_tables(result: Pairwise) -> list[TextTable]:
                 d, a, b = p.subtask, p.a_checks, p.b_checks
             rows.append(_pair_row(p, d, a, b))
             numbers.append(_pair_numbers(p, d, a, b))
-        tables.append(TextTable(title, PAIR_COLUMNS, rows, notes, numbers, PAIR_NUMBERS))
+        tables.append(TextTable(title, pair_columns(what), rows, notes, numbers, PAIR_NUMBERS))
     return tables
 
 

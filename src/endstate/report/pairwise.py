@@ -115,13 +115,20 @@ class Pairwise(BaseModel):
         k = self.tested
         if k == 0:
             return "No pair shares a task: nothing was tested."
-        bonferroni = self.alpha / k
+        k_sub = sum(p.subtask is not None for p in self.pairs)
+        if k_sub == k:
+            tests = f"{k} pair(s) tested per measure"
+            threshold = f"p < {self.alpha / k:.4g}"
+        else:  # some pairs had no counted checks: fewer subtask tests
+            tests = f"{k} pair(s) tested for task success and {k_sub} for subtask success"
+            threshold = f"p < {self.alpha / k:.4g} for task success" + (
+                f" and p < {self.alpha / k_sub:.4g} for subtask success" if k_sub else ""
+            )
         return (
-            f"{k} pair(s) tested per measure, no correction applied to p or to the `*` mark "
-            f"(p < {self.alpha:g}): with k pairs some differences cross {self.alpha:g} by "
-            f"chance. `holm` marks the pairs still significant under Holm's step-down "
-            f"correction at family-wise {self.alpha:g}; the Bonferroni threshold is p < "
-            f"{bonferroni:.4g}."
+            f"{tests}, no correction applied to p or to the `p<{self.alpha:g}` mark: with "
+            f"many pairs some differences cross {self.alpha:g} by chance. `holm` marks the "
+            f"pairs still significant under Holm's step-down correction at family-wise "
+            f"{self.alpha:g} (per table); the Bonferroni threshold is {threshold}."
         )
 
 
