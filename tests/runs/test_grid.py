@@ -80,8 +80,9 @@ def endstate(*args: str, **kw: object) -> subprocess.CompletedProcess[str]:
 
 
 def table_rows(path: Path) -> list[dict[str, str]]:
-    lines = [ln for ln in path.read_text().splitlines() if not ln.startswith("#")]
-    return list(csv.DictReader(lines))
+    """A table file's rows as dicts, its `# ` note rows left out."""
+    header, *rows = [r for r in csv.reader(path.read_text().splitlines()) if r]
+    return [dict(zip(header, r, strict=True)) for r in rows if not r[0].startswith("# ")]
 
 
 def passes(run_dir: Path) -> dict[str, float]:
