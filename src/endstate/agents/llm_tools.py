@@ -25,7 +25,6 @@ from endstate.agents.base import (
     TokenUsage,
 )
 from endstate.agents.computer import Usage
-from endstate.agents.conversation import write_conversation
 from endstate.agents.llm import DUMMY_KEY, chat_endpoint, openai_key
 from endstate.agents.model_calls import ModelCallFailed, RetryPolicy, call_with_retries
 from endstate.agents.replay import time_budget
@@ -133,25 +132,6 @@ class LLMToolsAgent(InProcessAgent):
         steps: list[ActionRecord] = []
         tokens = TokenUsage()
         usage = Usage()
-        # The conversation as sent, and the tools offered: the trace's copy of both.
-        messages: list[ChatCompletionMessageParam] = []
-        offered: list[ChatCompletionToolParam] = []
-        try:
-            return await self._attempt(ctx, start, steps, tokens, usage, messages, offered)
-        finally:
-            if messages:
-                write_conversation(ctx.trace_dir, messages, offered)
-
-    async def _attempt(
-        self,
-        ctx: AttemptContext,
-        start: str,
-        steps: list[ActionRecord],
-        tokens: TokenUsage,
-        usage: Usage,
-        messages: list[ChatCompletionMessageParam],
-        offered: list[ChatCompletionToolParam],
-    ) -> AgentOutcome:
         try:
             async with (
                 AsyncOpenAI(
@@ -163,8 +143,7 @@ class LLMToolsAgent(InProcessAgent):
                 ToolClient(start) as tools,
             ):
                 ended = await asyncio.wait_for(
-                    self._loop(llm, tools, ctx, steps, tokens, usage, messages, offered),
-                    time_budget(ctx),
+                    self._loop(llm, tools, ctx, steps, tokens, usage), time_budget(ctx)
                 )
                 return ended.model_copy(update={"usage": usage})
         except ModelCallFailed as exc:
@@ -192,11 +171,9 @@ class LLMToolsAgent(InProcessAgent):
         steps: list[ActionRecord],
         tokens: TokenUsage,
         usage: Usage,
-        messages: list[ChatCompletionMessageParam],
-        offered: list[ChatCompletionToolParam],
     ) -> AgentOutcome:
-        offered += [*(_as_function(t) for t in await tools.tools()), FINISH]
-        messages += [
+        offered = [_as_function(t) for t in await tools.tools()]
+        messages: list[ChatCompletionMessageParam] = [
             {"role": "system", "content": TOOLS_PROMPT},
             {"role": "user", "content": task_text(ctx)},
         ]
@@ -207,7 +184,7 @@ class LLMToolsAgent(InProcessAgent):
                 lambda: llm.chat.completions.create(
                     model=self.model,
                     messages=messages,
-                    tools=offered,
+                    tools=[*offered, FINISH],
                     temperature=self.temperature if self.temperature is not None else omit,
                 ),
                 usage,
@@ -223,8 +200,6 @@ class LLMToolsAgent(InProcessAgent):
             if message is None or not calls:
                 text = message.content if message else None
                 error = None if text else "the model ended without a reply"
-                if message is not None:
-                    messages.append(message.model_dump(exclude_none=True))  # type: ignore[arg-type]
                 return _ended("done" if text else "error", steps, tokens, text, error)
             messages.append(message.model_dump(exclude_none=True))  # type: ignore[arg-type]
             for call in calls:

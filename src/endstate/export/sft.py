@@ -5,7 +5,8 @@ Every line is one attempt the end state gave full credit, exactly as the model h
 messages come from the attempt's `conversation.json`, written by the agent while it ran, and
 nothing else is added — not the grading specification, not the end state, not a reconstruction
 from `actions.json`. An agent whose trace holds no conversation (replay, reference, null,
-command, cu-*) is refused rather than exported as actions without the observations behind them.
+command, llm-tools, cu-*) is refused rather than exported as actions without the observations
+behind them.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def read_conversation(path: Path, agent: str) -> tuple[list[dict[str, Any]], lis
     if not path.is_file():
         raise EndstateError(
             f"{path}: not found: agent {agent!r} recorded no conversation for this passing "
-            "attempt; only agents that record theirs (llm, llm-tools) are exported for training"
+            "attempt; only agents that record theirs (llm) are exported for training"
         )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
