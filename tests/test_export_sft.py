@@ -21,9 +21,11 @@ from endstate.agents.registry import make_agent
 from endstate.builtin.splits import split_corpus
 from endstate.corpus.contamination import load_register
 from endstate.corpus.loader import load_corpus
+from endstate.corpus.lock import CorpusLock
 from endstate.errors import EndstateError
 from endstate.export.sft import write_sft
 from endstate.export.source import load_run
+from endstate.export.train_split import declared_split
 from endstate.runs.session import RunOptions, execute
 from endstate.runs.store import RunStore
 from openai_double import Behaviour, ChatDouble
@@ -251,3 +253,30 @@ def test_the_register_is_the_format_run_reads(setup: Setup, tmp_path: Path) -> N
     check = endstate("corpus", "contamination", setup.train, "--register", register)
     assert check.returncode == 1  # the corpus overlaps the register: the command says so
     assert "pa-s-1 training case" in " ".join(check.stdout.split())
+
+
+def test_an_imported_corpus_declared_train_passes_the_split_rule(
+    setup: Setup, tmp_path: Path
+) -> None:
+    named = ("--name", "bench-train", "--into", tmp_path, "--split", "train")
+    proc = endstate("corpus", "import", setup.source, *named)
+    assert proc.returncode == 0, proc.stderr
+    lock = json.loads((tmp_path / "bench-train" / "endstate.lock.json").read_text())
+    assert lock["split"] == "train"
+    run = _run(tmp_path / "bench-train", tmp_path / "runs", "null", None)
+    # Past the split rule: the null agent's passing attempt is refused for its missing conversation.
+    with pytest.raises(EndstateError, match="recorded no conversation"):
+        write_sft(load_run(run), tmp_path / "a.jsonl", tmp_path / "a.yaml")
+    bad = endstate(
+        "corpus", "import", setup.source, "--name", "x", "--into", tmp_path, "--split", "dev"
+    )
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr
+
+
+def test_a_lock_from_before_the_split_field_is_read_by_its_name() -> None:
+    made = dict(imported_at="", files={}, tree_hash="0" * 64)
+    split_source = "endstate corpus split corpora/x --by template --holdout b"
+    assert declared_split(CorpusLock(name="x-test", source=split_source, **made)) == "test"
+    assert declared_split(CorpusLock(name="x-train", source=split_source, **made)) == "train"
+    assert declared_split(CorpusLock(name="x-train", source="/elsewhere", **made)) is None
+    assert declared_split(CorpusLock(name="x", source="/e", split="test", **made)) == "test"
