@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -280,3 +281,19 @@ def test_a_lock_from_before_the_split_field_is_read_by_its_name() -> None:
     assert declared_split(CorpusLock(name="x-train", source=split_source, **made)) == "train"
     assert declared_split(CorpusLock(name="x-train", source="/elsewhere", **made)) is None
     assert declared_split(CorpusLock(name="x", source="/e", split="test", **made)) == "test"
+
+
+def test_a_conversation_that_is_not_the_attempts_is_refused(setup: Setup, tmp_path: Path) -> None:
+    run = tmp_path / "copy"
+    shutil.copytree(setup.run, run)
+    actions = run / "traces" / "pa-s-1" / "2" / "actions.json"
+    actions.write_text(json.dumps(json.loads(actions.read_text())[:1]))
+    with pytest.raises(EndstateError, match=r"2 replies, but actions.json records 1 steps"):
+        write_sft(load_run(run), tmp_path / "a.jsonl", tmp_path / "a.yaml")
+    conversation = run / "traces" / "pa-s-1" / "1" / "conversation.json"
+    kept = json.loads(conversation.read_text())
+    kept["messages"][2]["role"] = "observer"
+    conversation.write_text(json.dumps(kept))
+    with pytest.raises(EndstateError, match=r"messages\[2\]\.role: 'observer' is not one of"):
+        write_sft(load_run(run), tmp_path / "a.jsonl", tmp_path / "a.yaml")
+    assert not (tmp_path / "a.jsonl").exists()

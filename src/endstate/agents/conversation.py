@@ -17,6 +17,13 @@ CONVERSATION = "conversation.json"
 FORMAT = "endstate-conversation-v1"
 
 
+def discard_conversation(trace_dir: Path | None) -> None:
+    """Remove a conversation an earlier try of this attempt left, so the trace never pairs
+    this attempt's actions with another try's conversation."""
+    if trace_dir is not None:
+        (trace_dir / CONVERSATION).unlink(missing_ok=True)
+
+
 def write_conversation(
     trace_dir: Path | None,
     messages: Sequence[Mapping[str, Any]],

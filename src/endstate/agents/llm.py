@@ -38,7 +38,7 @@ from endstate.agents.base import (
     TokenUsage,
 )
 from endstate.agents.computer import Usage
-from endstate.agents.conversation import write_conversation
+from endstate.agents.conversation import discard_conversation, write_conversation
 from endstate.agents.model_calls import ModelCallFailed, RetryPolicy, call_with_retries
 from endstate.agents.observe import DEFAULT_SNAPSHOT_CHARS, observe, render
 from endstate.agents.perform import ActionResult, ActOptions, perform
@@ -253,6 +253,7 @@ class LLMAgent(InProcessAgent):
 
     async def attempt(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
         progress = _Progress()
+        discard_conversation(ctx.trace_dir)
         if page is None:
             return progress.outcome("error", error="the llm agent needs a browser page")
         try:

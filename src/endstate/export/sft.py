@@ -87,6 +87,7 @@ def write_sft(run: ExportedRun, out: Path, register: Path) -> SftExport:
 def _line(run: ExportedRun, record: TaskRecord, found: CorpusSplit) -> dict[str, Any]:
     path = run.root / "traces" / record.task_id / record.attempt / CONVERSATION
     messages, tools = read_conversation(path, run.manifest.agent.spec)
+    _matches_actions(path, messages)
     corpus = run.manifest.corpus
     line: dict[str, Any] = {"messages": messages}
     if tools:
@@ -125,6 +126,23 @@ def read_conversation(path: Path, agent: str) -> tuple[list[dict[str, Any]], lis
     if not isinstance(tools, list):
         raise EndstateError(f"{path}: tools: expected a list")
     return kept, tools
+
+
+def _matches_actions(path: Path, messages: list[dict[str, Any]]) -> None:
+    """One reply per recorded step: a conversation that disagrees with the attempt's
+    `actions.json` is not this attempt's, and is refused rather than exported."""
+    actions_path = path.with_name("actions.json")
+    try:
+        actions = json.loads(actions_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise EndstateError(f"{actions_path}: not readable ({exc})") from None
+    replies = sum(m["role"] == "assistant" for m in messages)
+    if not isinstance(actions, list) or len(actions) != replies:
+        steps = len(actions) if isinstance(actions, list) else "no list of"
+        raise EndstateError(
+            f"{path}: {replies} replies, but {actions_path.name} records {steps} steps: "
+            "not this attempt's conversation"
+        )
 
 
 def _message(path: Path, index: int, message: object) -> dict[str, Any]:
