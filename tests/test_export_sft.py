@@ -297,3 +297,14 @@ def test_a_conversation_that_is_not_the_attempts_is_refused(setup: Setup, tmp_pa
     with pytest.raises(EndstateError, match=r"messages\[2\]\.role: 'observer' is not one of"):
         write_sft(load_run(run), tmp_path / "a.jsonl", tmp_path / "a.yaml")
     assert not (tmp_path / "a.jsonl").exists()
+
+
+def test_the_format_exports_keep_their_command_line(setup: Setup, tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    for args in (
+        (setup.run, "--format", "parquet", "--out", tmp_path / "a.parquet"),
+        ("--format", "parquet", setup.run, "--out", tmp_path / "b.parquet"),
+    ):
+        proc = endstate("export", *args)
+        assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "a.parquet").is_file() and (tmp_path / "b.parquet").is_file()
