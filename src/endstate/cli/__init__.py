@@ -12,7 +12,7 @@ from endstate.cli.bundle import bundle_cmd, rescore_cmd
 from endstate.cli.console import err, labelled
 from endstate.cli.corpus import corpus_app
 from endstate.cli.env import env_app
-from endstate.cli.export import export
+from endstate.cli.export import export_app
 from endstate.cli.grid import grid_app
 from endstate.cli.head_to_head import cost_cmd, pairwise_cmd
 from endstate.cli.judge_audit import judge_app
@@ -46,7 +46,7 @@ app.command("compare")(compare_cmd)
 app.command("pairwise")(pairwise_cmd)
 app.command("cost")(cost_cmd)
 app.command("gate")(gate_cmd)
-app.command("export")(export)
+app.add_typer(export_app, name="export")
 app.command("view")(view)
 app.add_typer(judge_app, name="judge")
 app.command("bundle")(bundle_cmd)
