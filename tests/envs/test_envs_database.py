@@ -191,7 +191,38 @@ def test_the_delta_equals_a_row_by_row_comparison(tmp_path: Path) -> None:
         "attachments",
         "documents",
     }
-    assert delta == _reference_delta(db, template)
+    assert delta == _reference_delta(db, template) == db.delta(every_table=True)
     assert len(delta["payer_rules"]["removed"]) == 3 and not delta["payer_rules"]["added"]
     assert "tmpl" not in [r[1] for r in c.execute("PRAGMA database_list")]  # detached again
+    db.close()
+
+
+def test_the_delta_compares_only_tables_a_statement_could_write_and_misses_none(
+    tmp_path: Path,
+) -> None:
+    """The delta skips tables no statement wrote; writes over a connection opened again later
+    (an idle episode gives its descriptor back) are seen, and so is a table written by a
+    trigger, which a schema change makes the delta compare every table for."""
+    template = template_path(generate_world(3), tmp_path / "cache")
+    db = EpisodeDB.create(template, tmp_path / "e.sqlite", "2026-03-02T09:00:00")
+    db.conn.execute("SELECT count(*) FROM referrals").fetchone()
+    assert db.written == set() and db.delta() == {}
+    ref = db.conn.execute("SELECT id FROM referrals ORDER BY id LIMIT 1").fetchone()[0]
+    db.conn.execute("UPDATE referrals SET worklist_status = 'cleared' WHERE id = ?", (ref,))
+    assert db.release_connection()
+    db.conn.execute(
+        "DELETE FROM payer_rules WHERE rowid IN (SELECT rowid FROM payer_rules LIMIT 1)"
+    )
+    assert db.written == {"referrals", "payer_rules"}
+    assert set(db.delta()) == {"referrals", "payer_rules"}
+    assert db.delta() == _reference_delta(db, template)
+
+    db.conn.execute(
+        "CREATE TRIGGER t AFTER UPDATE ON referrals BEGIN "
+        "UPDATE denials SET billed = billed + 1 WHERE claim_id = (SELECT min(claim_id) FROM denials); END"
+    )
+    assert db.written is None  # a schema change: every table is compared from now on
+    db.conn.execute("UPDATE referrals SET urgency = NULL WHERE id = ?", (ref,))
+    delta = db.delta()
+    assert "denials" in delta and delta == _reference_delta(db, template)
     db.close()

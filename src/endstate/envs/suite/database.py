@@ -122,6 +122,10 @@ class EpisodeDB:
         # a write past it fails SQLITE_FULL, and the episode is marked full.
         self.max_pages = _max_pages(baseline, storage_bytes)
         self.storage_full = False
+        # Tables a statement on this episode's connection could have written since the
+        # baseline (SQLite's authorizer names them when a statement is prepared): the delta
+        # compares only these. `None`: a schema change, so every table is compared.
+        self.written: set[str] | None = set()
 
     @classmethod
     def create(
@@ -202,6 +206,7 @@ class EpisodeDB:
             raise EpisodeClosed(f"episode database {self.path.name} no longer exists")
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
+            conn.set_authorizer(self._watch)  # before any statement: every write is seen
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA synchronous=NORMAL")
             if self.max_pages is not None:
@@ -210,6 +215,22 @@ class EpisodeDB:
             conn.close()
             raise
         return conn
+
+    def _watch(
+        self, action: int, first: str | None, _second: str | None, db: str | None, _by: str | None
+    ) -> int:
+        """SQLite's authorizer: allows everything, and notes which tables may be written."""
+        if action in _WRITES and first is not None and db != "tmpl":
+            if self.written is not None:
+                self.written.add(first)
+        elif action in _SCHEMA_CHANGES:
+            self.written = None
+        return sqlite3.SQLITE_OK
+
+    def rebase(self, baseline: bytes) -> None:
+        """The episode's current bytes become what the delta is taken against."""
+        self.baseline = baseline
+        self.written = set()
 
     @contextmanager
     def lease(self) -> Iterator[EpisodeDB]:
@@ -346,20 +367,24 @@ class EpisodeDB:
         )
 
     # -- comparison ----------------------------------------------------------------------
-    def delta(self) -> dict[str, dict[str, list[dict[str, JSONValue]]]]:
+    def delta(self, every_table: bool = False) -> dict[str, dict[str, list[dict[str, JSONValue]]]]:
         """Rows added, updated and removed per table against the template (empty tables omitted).
 
         SQLite finds the rows that differ (`EXCEPT` both ways, against the template attached
-        to the episode's connection); only those come into Python, so a read costs what the
-        episode changed, not what the world holds.
+        to the episode's connection); only those come into Python, and only tables some
+        statement could have written are compared (`written`; `every_table` compares all),
+        so a read costs what the episode changed, not what the world holds.
         """
         out: dict[str, dict[str, list[dict[str, JSONValue]]]] = {}
         conn = self.conn
+        written = None if every_table else self.written
         baseline = self.baseline if self.baseline is not None else self.template.read_bytes()
         conn.execute("ATTACH DATABASE ':memory:' AS tmpl")
         try:
             conn.deserialize(baseline, name="tmpl")
             for table, keys in delta_keys():
+                if written is not None and table not in written:
+                    continue
                 after = _differing(conn, "main", "tmpl", table, keys)
                 before = _differing(conn, "tmpl", "main", table, keys)
                 added = [after[k] for k in after if k not in before]
@@ -382,6 +407,20 @@ class EpisodeDB:
         finally:
             conn.execute("DETACH DATABASE tmpl")
         return out
+
+
+_WRITES = frozenset({sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE})
+_SCHEMA_CHANGES = frozenset(
+    {
+        sqlite3.SQLITE_DROP_TABLE,
+        sqlite3.SQLITE_ALTER_TABLE,
+        sqlite3.SQLITE_CREATE_TABLE,
+        sqlite3.SQLITE_DROP_VIEW,
+        sqlite3.SQLITE_CREATE_VIEW,
+        sqlite3.SQLITE_DROP_TRIGGER,
+        sqlite3.SQLITE_CREATE_TRIGGER,
+    }
+)
 
 
 def _max_pages(baseline: bytes | None, storage_bytes: int | None) -> int | None:

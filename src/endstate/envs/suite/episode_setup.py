@@ -36,4 +36,4 @@ def prepare_episode(db: EpisodeDB, setup: dict[str, Any]) -> None:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
-    db.baseline = db.path.read_bytes()
+    db.rebase(db.path.read_bytes())
