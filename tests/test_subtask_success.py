@@ -266,3 +266,42 @@ def test_the_interval_never_collapses_when_every_task_agrees() -> None:
     assert summary is not None and summary.overall.share == 1.0
     low, high = summary.overall.interval or (1.0, 1.0)
     assert high == 1.0 and low < 0.7  # six tasks, not thirty independent checks
+
+
+@pytest.mark.parametrize(
+    ("category", "check_type", "expected"),
+    [
+        ("read:/labs", "answer", "Information Retrieval"),
+        (None, "answer", "Information Retrieval"),
+        ("write:/messages", "delta", "Documentation"),
+        ("expected:message", "jmespath", "Documentation"),
+        ("write:/appointments", "delta", "Task Resolution"),
+        ("expected", "jmespath", "Task Resolution"),
+        ("forbidden:unexpected_change", "jmespath", "Task Resolution"),
+        ("write:/pharmacy", "delta", "Form Completion"),
+        ("Safety", "jmespath", None),  # a free label outside the six and the card labels
+        ("expectedly", "jmespath", None),  # a label is matched whole unless it ends in ':'
+        (None, "jmespath", None),
+    ],
+)
+def test_card_labels_take_their_subtask_category_by_one_rule(
+    category: str | None, check_type: str, expected: str | None
+) -> None:
+    from endstate.subtask_categories import subtask_category_of
+
+    verdict = CheckVerdict(
+        index=0, type=check_type, category=category, points=1, earned=0, outcome="fail"
+    )
+    assert subtask_category_of(verdict) == expected
+
+
+@pytest.mark.parametrize("name", ["builtin", "builtin:errands", "builtin:scheduling"])
+def test_every_shipped_check_has_a_subtask_category(name: str) -> None:
+    from endstate.builtin import named_corpus
+    from endstate.corpus.loader import load_corpus
+    from endstate.subtask_categories import subtask_category_of
+
+    corpus = load_corpus(named_corpus(Path(name)))
+    found = Counter(subtask_category_of(c) for t in corpus.tasks for c in t.grading.checks)
+    assert None not in found
+    assert set(found) <= set(SIX) and len(found) >= 3

@@ -256,3 +256,40 @@ def test_tokens_are_unknown_when_the_endpoint_reports_no_usage(
     chat.reset(Reply('{"type": "done", "message": "ok"}', usage=False))
     outcome = run(browser, agent_for(chat), ctx_for(), f"{site.url}/form")
     assert (outcome.claim, outcome.steps, outcome.tokens) == ("done", 1, None)
+
+
+def test_the_conversation_is_kept_in_the_trace_as_the_model_had_it(
+    browser: Browser, site: FormSite, chat: ScriptedChat, ctx_for: Ctx, tmp_path: Path
+) -> None:
+    chat.reset(
+        Reply("I will fill in the patient name now."),
+        act(FORM_SCRIPT[1]),
+        act({"type": "done", "message": "name filled"}),
+    )
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    outcome = run(browser, agent_for(chat), ctx_for(trace_dir=trace), f"{site.url}/form")
+    assert outcome.claim == "done"
+    kept = json.loads((trace / "conversation.json").read_text())
+    assert kept["format"] == "endstate-conversation-v1" and "tools" not in kept
+    messages = kept["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", *["user", "assistant"] * 3]
+    assert messages[0]["content"] == SYSTEM_PROMPT
+    assert messages[1] == chat.requests[0]["messages"][1]  # the task message, as sent
+    for call, observation in zip(chat.requests, messages[2::2], strict=True):
+        assert call["messages"][-1] == observation  # each observation whole, as answered
+        assert "Accessibility snapshot:" in observation["content"]
+    assert [m["content"] for m in messages[3::2]] == [
+        "I will fill in the patient name now.",  # an invalid reply stays, with what followed
+        json.dumps(FORM_SCRIPT[1]),
+        json.dumps({"type": "done", "message": "name filled"}),
+    ]
+    assert "ERROR, the reply is not a single JSON object" in messages[4]["content"]
+
+    chat.reset(act(FORM_SCRIPT[1]), Reply("", status=500))
+    failed = tmp_path / "failed"
+    failed.mkdir()
+    outcome = run(browser, agent_for(chat), ctx_for(trace_dir=failed), f"{site.url}/form")
+    assert outcome.claim == "error"  # an attempt that ends badly keeps what was answered
+    answered = json.loads((failed / "conversation.json").read_text())["messages"]
+    assert [m["role"] for m in answered] == ["system", "user", "user", "assistant"]

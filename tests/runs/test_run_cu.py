@@ -239,3 +239,26 @@ def test_bad_observe_and_viewport_values_are_refused_in_one_line() -> None:
         with pytest.raises(EndstateError, match=r"^--viewport .*expected WIDTHxHEIGHT"):
             parse_viewport(bad)
     assert parse_viewport("1024X768") == Viewport(1024, 768)
+
+
+def test_a_computer_use_agent_given_the_guidance_prompt_reads_it_and_pins_it(
+    embedded_corpus: Callable[..., Path], chat: ChatDouble, tmp_path: Path
+) -> None:
+    from endstate.agents.llm import GUIDANCE
+
+    corpus = embedded_corpus(1)
+    chat.queue(Behaviour(reply=GIVE_UP), Behaviour(reply=GIVE_UP))
+    plain = make_agent("cu-chat:scripted-model", dict(base_url=chat.base_url))
+    guided = make_agent(
+        "cu-chat:scripted-model", dict(base_url=chat.base_url, prompt_mode="task+guidance")
+    )
+    first = run(corpus, plain, "cu-chat:scripted-model", tmp_path / "plain")
+    second = run(corpus, guided, "cu-chat:scripted-model", tmp_path / "guided")
+    plain_request, guided_request = (json.dumps(r) for r in chat.requests)
+    marker = json.dumps(GUIDANCE.strip().splitlines()[0])[1:-1]
+    assert marker not in plain_request and marker in guided_request
+    pinned = [
+        json.loads((r.store.root / "manifest.json").read_text())["agent"]["config"]["prompt_mode"]
+        for r in (first, second)
+    ]
+    assert pinned == ["task", "task+guidance"]

@@ -102,6 +102,7 @@ def _computer_use(
         make_backend,
         name=f"{kind}:{arg}",
         observation=parse_observation(options.observe),
+        prompt_mode=options.prompt_mode,
         marks=options.marks,
         viewport=parse_viewport(options.viewport),
         max_steps=options.max_steps,

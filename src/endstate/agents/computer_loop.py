@@ -37,7 +37,7 @@ from endstate.agents.computer import (
 )
 from endstate.agents.coord_perform import perform_coord
 from endstate.agents.cu_options import viewport_size
-from endstate.agents.llm import REPLY_PREVIEW, task_message
+from endstate.agents.llm import PROMPT_MODES, REPLY_PREVIEW, PromptMode, task_message
 from endstate.agents.model_calls import ModelCallFailed
 from endstate.agents.observe import DEFAULT_SNAPSHOT_CHARS
 from endstate.agents.perform import ActOptions
@@ -141,6 +141,7 @@ class ComputerUseAgent(InProcessAgent):
         *,
         name: str,
         observation: Observation = "screenshot",
+        prompt_mode: PromptMode = "task",
         marks: bool = False,
         viewport: Viewport | None = None,
         max_steps: int | None = None,
@@ -153,7 +154,10 @@ class ComputerUseAgent(InProcessAgent):
         self.kind = kind
         self.name = name
         self.make_backend = make_backend
+        if prompt_mode not in PROMPT_MODES:
+            raise ValueError(f"prompt mode {prompt_mode!r}: expected one of {PROMPT_MODES}")
         self.observation: Observation = observation
+        self.prompt_mode: PromptMode = prompt_mode
         self.marks = marks
         self.viewport = viewport or Viewport()
         self.max_steps = max_steps
@@ -169,6 +173,7 @@ class ComputerUseAgent(InProcessAgent):
             "model": backend.get("model"),
             "backend": {"vendor": self._probe.vendor, **backend},
             "observation": self.observation,
+            "prompt_mode": self.prompt_mode,
             "action_space": "coordinates",
             "marks": self.marks,
             "viewport": {"width": self.viewport.width, "height": self.viewport.height},
@@ -219,7 +224,7 @@ class ComputerUseAgent(InProcessAgent):
         limit = self._step_limit(ctx)
         await page.set_viewport_size({"width": self.viewport.width, "height": self.viewport.height})
         screen = await self._look(page, progress)
-        await backend.begin(task_message(ctx, "task"), screen)
+        await backend.begin(task_message(ctx, self.prompt_mode), screen)
         outcomes: list[ActionOutcome] = []
         while True:
             try:

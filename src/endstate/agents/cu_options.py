@@ -35,6 +35,9 @@ class ComputerUseOptions(KindOptions):
     observe: Literal["screenshot", "accessibility", "both"] = Field(
         default="screenshot", description="What the model is shown each turn."
     )
+    prompt_mode: Literal["task", "task+guidance"] = Field(
+        default="task", description="task, or task+guidance (the portal's own guidance added)."
+    )
     marks: bool = Field(default=False, description="Set-of-marks drawn on the screenshot.")
     viewport: str = Field(default=DEFAULT_VIEWPORT, description="Browser size, WIDTHxHEIGHT.")
     screens_cap_mb: float = Field(

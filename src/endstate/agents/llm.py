@@ -38,6 +38,7 @@ from endstate.agents.base import (
     TokenUsage,
 )
 from endstate.agents.computer import Usage
+from endstate.agents.conversation import discard_conversation, write_conversation
 from endstate.agents.model_calls import ModelCallFailed, RetryPolicy, call_with_retries
 from endstate.agents.observe import DEFAULT_SNAPSHOT_CHARS, observe, render
 from endstate.agents.perform import ActionResult, ActOptions, perform
@@ -174,6 +175,8 @@ class _Progress:
     usage: Usage = field(default_factory=Usage)
     usage_reported: bool = False
     actions: list[ActionRecord] = field(default_factory=list)
+    # What the model was shown and answered, each observation whole (the trace's copy).
+    conversation: list[dict[str, str]] = field(default_factory=list)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
@@ -250,8 +253,16 @@ class LLMAgent(InProcessAgent):
 
     async def attempt(self, ctx: AttemptContext, page: Page | None) -> AgentOutcome:
         progress = _Progress()
+        discard_conversation(ctx.trace_dir)
         if page is None:
             return progress.outcome("error", error="the llm agent needs a browser page")
+        try:
+            return await self._attempt(ctx, page, progress)
+        finally:
+            if progress.conversation:
+                write_conversation(ctx.trace_dir, progress.conversation)
+
+    async def _attempt(self, ctx: AttemptContext, page: Page, progress: _Progress) -> AgentOutcome:
         try:
             with attempt_downloads(self.options, ctx) as downloads:
                 options = self._attempt_options(downloads)
@@ -282,9 +293,14 @@ class LLMAgent(InProcessAgent):
     ) -> AgentOutcome:
         limit = self._step_limit(ctx)
         budget = time_budget(ctx)
+        opening = task_message(ctx, self.prompt_mode)
         messages: list[ChatCompletionMessageParam] = [
             {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": task_message(ctx, self.prompt_mode)},
+            {"role": "user", "content": opening},
+        ]
+        progress.conversation += [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": opening},
         ]
         last = "none yet: the page is at the start URL."
         for step in range(1, limit + 1):
@@ -293,11 +309,16 @@ class LLMAgent(InProcessAgent):
                 raise TimeoutError
             seen = await asyncio.wait_for(observe(page, self.snapshot_chars), remaining)
             header = f"Step {step} of {limit}. Result of your last action: {last}"
-            messages.append({"role": "user", "content": f"{header}\n{render(seen)}"})
+            observation = f"{header}\n{render(seen)}"
+            messages.append({"role": "user", "content": observation})
             reply = await asyncio.wait_for(
                 self._complete(client, messages, progress), budget - progress.elapsed()
             )
             at = progress.elapsed()
+            progress.conversation += [
+                {"role": "user", "content": observation},
+                {"role": "assistant", "content": reply or ""},
+            ]
             # Past snapshots are not resent: keep only the header of this observation.
             messages[-1] = {"role": "user", "content": f"{header}\nURL: {seen.url}"}
             messages.append({"role": "assistant", "content": reply or ""})

@@ -27,7 +27,7 @@ from endstate.builtin.templates import (
     task_templates,
 )
 from endstate.builtin.templates.common import Draft, WorldView
-from endstate.corpus.lock import LOCK_NAME, CorpusLock, hash_tree, tree_hash
+from endstate.corpus.lock import LOCK_NAME, CorpusLock, Split, hash_tree, tree_hash
 from endstate.corpus.native import FORMAT
 from endstate.envs.world import DEFAULT_CLOCK, GENERATOR_VERSION, generate_world
 from endstate.errors import EndstateError
@@ -202,6 +202,7 @@ def write_corpus(
     source: str,
     stamp: str,
     force: bool = False,
+    split: Split | None = None,
 ) -> CorpusLock:
     """Write the task files and a lock pinning them; refuses a non-empty directory unless forced."""
     if out.exists() and any(out.iterdir()):
@@ -215,9 +216,15 @@ def write_corpus(
         path.write_text(task.text(), encoding="utf-8")
     files = hash_tree(out)
     lock = CorpusLock(
-        name=name, source=source, imported_at=stamp, files=files, tree_hash=tree_hash(files)
+        name=name,
+        source=source,
+        imported_at=stamp,
+        files=files,
+        tree_hash=tree_hash(files),
+        split=split,
     )
-    (out / LOCK_NAME).write_text(lock.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    text = lock.model_dump_json(indent=2, exclude_none=True) + "\n"
+    (out / LOCK_NAME).write_text(text, encoding="utf-8")
     return lock
 
 

@@ -64,6 +64,7 @@ def split_corpus(
             source=f"endstate corpus split {corpus.root} --by {by} --holdout {','.join(holdout)}",
             stamp=corpus.lock.imported_at if corpus.lock else "",
             force=force,
+            split="train" if side == "train" else "test",
         )
         for side, made in sides.items()
     }

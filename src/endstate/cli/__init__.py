@@ -12,7 +12,10 @@ from endstate.cli.bundle import bundle_cmd, rescore_cmd
 from endstate.cli.console import err, labelled
 from endstate.cli.corpus import corpus_app
 from endstate.cli.env import env_app
-from endstate.cli.export import export
+from endstate.cli.export import export_app
+from endstate.cli.grid import grid_app
+from endstate.cli.head_to_head import cost_cmd, pairwise_cmd
+from endstate.cli.judge_audit import judge_app
 from endstate.cli.redteam import redteam
 from endstate.cli.regress import baseline_app, compare_cmd, gate_cmd
 from endstate.cli.run import record_cmd, report, run
@@ -40,11 +43,15 @@ app.add_typer(env_app, name="env")
 app.command("redteam")(redteam)
 app.add_typer(baseline_app, name="baseline")
 app.command("compare")(compare_cmd)
+app.command("pairwise")(pairwise_cmd)
+app.command("cost")(cost_cmd)
 app.command("gate")(gate_cmd)
-app.command("export")(export)
+app.add_typer(export_app, name="export")
 app.command("view")(view)
+app.add_typer(judge_app, name="judge")
 app.command("bundle")(bundle_cmd)
 app.command("rescore")(rescore_cmd)
+app.add_typer(grid_app, name="grid")
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -47,6 +47,14 @@ def corpus_import(
     name: Annotated[str, typer.Option("--name", help="Name of the vendored corpus.")],
     into: Annotated[Path, typer.Option("--into", help="Corpora directory.")] = Path("corpora"),
     force: Annotated[bool, typer.Option("--force", help="Replace an existing copy.")] = False,
+    split: Annotated[
+        Literal["train", "test"] | None,
+        typer.Option(
+            "--split",
+            help="Declare the tasks the train or test side of a held-out split (recorded in "
+            "the lock; `endstate export sft` exports only the train side).",
+        ),
+    ] = None,
 ) -> None:
     """Copy a task tree into the corpora directory and pin it with a lock file."""
     if not src.is_dir():
@@ -57,7 +65,7 @@ def corpus_import(
         for p in bad:
             err.print(labelled("error", "red", f"{src}/{p.line()}"), highlight=False)
         raise EndstateError(f"{src}: {len(bad)} error(s); fix them before importing")
-    lock = corpus_lock.vendor(src, into / name, name, force=force)
+    lock = corpus_lock.vendor(src, into / name, name, force=force, split=split)
     out.print(
         f"imported {len(lock.files)} files into {into / name}\n"
         f"tree sha256 {lock.tree_hash}\n"

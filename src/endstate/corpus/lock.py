@@ -6,6 +6,7 @@ import hashlib
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -13,6 +14,7 @@ from endstate.errors import CorpusError
 
 LOCK_NAME = "endstate.lock.json"
 LOCK_VERSION = 1
+Split = Literal["train", "test"]
 
 
 class CorpusLock(BaseModel):
@@ -24,6 +26,11 @@ class CorpusLock(BaseModel):
     imported_at: str = Field(description="UTC time of import, ISO 8601.")
     files: dict[str, str] = Field(description="sha256 per file, by path relative to the root.")
     tree_hash: str = Field(description="sha256 over the sorted (path, file hash) list.")
+    split: Split | None = Field(
+        default=None,
+        description="The side of a held-out split these tasks are on: written by `corpus "
+        "split`, or declared at `corpus import --split`; None: not declared.",
+    )
 
 
 class LockMismatch(BaseModel):
@@ -120,7 +127,9 @@ def verify(root: Path) -> CorpusLock:
     return lock
 
 
-def vendor(src: Path, dest: Path, name: str, force: bool = False) -> CorpusLock:
+def vendor(
+    src: Path, dest: Path, name: str, force: bool = False, split: Split | None = None
+) -> CorpusLock:
     """Copy a task tree into dest and write its lock. Refuses to overwrite unless forced."""
     if not src.is_dir():
         raise CorpusError(f"{src}: not a directory")
@@ -140,6 +149,7 @@ def vendor(src: Path, dest: Path, name: str, force: bool = False) -> CorpusLock:
         imported_at=datetime.now(UTC).isoformat(timespec="seconds"),
         files=files,
         tree_hash=tree_hash(files),
+        split=split,
     )
-    (dest / LOCK_NAME).write_text(lock.model_dump_json(indent=2) + "\n")
+    (dest / LOCK_NAME).write_text(lock.model_dump_json(indent=2, exclude_none=True) + "\n")
     return lock

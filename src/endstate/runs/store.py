@@ -69,7 +69,7 @@ class RunStore:
         self.records_path.touch()
 
     def write_manifest(self, manifest: Manifest) -> None:
-        _atomic_write(self.manifest_path, manifest.model_dump_json(indent=2) + "\n")
+        write_atomically(self.manifest_path, manifest.model_dump_json(indent=2) + "\n")
         self._scheduled = scheduled_pairs(manifest)
 
     def read_manifest(self) -> Manifest:
@@ -174,13 +174,13 @@ class RunStore:
         return records
 
     def write_report(self, text: str) -> None:
-        _atomic_write(self.root / REPORT, text)
+        write_atomically(self.root / REPORT, text)
 
     def write_html(self, html: str) -> None:
-        _atomic_write(self.root / REPORT_HTML, html)
+        write_atomically(self.root / REPORT_HTML, html)
 
     def write_json(self, path: Path, data: object) -> None:
-        _atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        write_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def read_manifest_file(path: Path) -> Manifest:
@@ -195,7 +195,8 @@ def read_manifest_file(path: Path) -> Manifest:
         raise EndstateError(f"{path}: not a run manifest ({where}: {first['msg']})") from None
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str) -> None:
+    """Write through a synced temporary file and a rename: a reader sees the old or the new."""
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as fh:
         fh.write(text)

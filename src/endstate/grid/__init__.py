@@ -1,0 +1,1 @@
+"""A declared grid of agent configurations, run as one resumable unit and reported."""
