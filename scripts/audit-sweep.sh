@@ -18,5 +18,11 @@ for seed in $SEEDS; do
     failed=1
   fi
 done
+# Every record of the same worlds, drawn by a template or not.
+world_seeds=()
+for seed in $SEEDS; do world_seeds+=(--world-seed "$seed"); done
+if ! "$BIN/endstate" corpus audit "${world_seeds[@]}"; then
+  failed=1
+fi
 "$BIN/endstate" corpus audit builtin | tail -1
 exit $failed

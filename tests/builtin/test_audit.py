@@ -192,7 +192,14 @@ def test_claim_dispositions_follow_the_playbook_and_coverage(
         elif code in ("CO-18", "CO-29", "CO-96"):
             assert (o.decision, o.value("deadline")) == ("write-off", None)
         elif code == "PR-1":
-            assert o.decision == "bill-patient" and not is_medicaid(plan.kind)
+            beside = [
+                c
+                for c in world.coverages_of(d.mrn)
+                if c.id != d.coverage_id and c.in_force(d.service_date)
+            ]
+            medi_cal = any(is_medicaid(world.plan(c.plan_id).kind) for c in beside)
+            assert not is_medicaid(plan.kind)
+            assert o.decision == ("bill-secondary" if medi_cal else "bill-patient")
         elif code == "PR-27":
             others = [c for c in world.coverages_of(d.mrn) if c.in_force(d.service_date)]
             assert o.decision == ("bill-secondary" if others else "bill-patient")

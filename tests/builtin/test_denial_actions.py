@@ -8,6 +8,7 @@ import pytest
 
 from endstate.builtin.generator import generate
 from endstate.envs.world import catalog, generate_world
+from endstate.rules.cost_sharing import member_share_billed_to
 from endstate.rules.denials import (
     DENIAL_ACTIONS,
     UnknownReason,
@@ -69,6 +70,10 @@ def test_every_denial_template_expects_what_the_map_allows(seed: int) -> None:
                 playbook = disposition(
                     line.group, line.carc, d.appeal_deadline, d.timely_filing_deadline, today
                 )
+                if playbook == "bill-patient":  # a Medi-Cal member's share goes to Medi-Cal
+                    beside = world.benefit_order(d.mrn, d.service_date)
+                    kinds = [world.plan(c.plan_id).kind for c in beside if c.id != d.coverage_id]
+                    playbook = member_share_billed_to(kinds)
                 assert expected == playbook, (g.data["id"], action.code, expected, playbook)
             audited += 1
     assert audited >= 20

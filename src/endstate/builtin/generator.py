@@ -16,6 +16,7 @@ from typing import Any
 
 from endstate.builtin.generated import Generated as Generated
 from endstate.builtin.generated import GenerationError as GenerationError
+from endstate.builtin.retired import fresh_numbers
 from endstate.builtin.task_lint import require_clean
 from endstate.builtin.templates import (
     BUILTIN_TEMPLATES,
@@ -169,8 +170,9 @@ def generate(
         items = sorted(drafts[family], key=lambda x: (x[0].id, x[1].key))
         # Ids are numbered after a shuffle: neither the id nor its position tells the template.
         random.Random(f"{seed}:ids:{family}").shuffle(items)
-        for n, (template, draft) in enumerate(items, start=1):
-            task_id = f"{ID_PREFIX[family]}-{seed}-g{GENERATOR_VERSION}-{n:03d}"
+        prefix = f"{ID_PREFIX[family]}-{seed}-g{GENERATOR_VERSION}"
+        for n, (template, draft) in zip(fresh_numbers(prefix, len(items)), items, strict=True):
+            task_id = f"{prefix}-{n:03d}"
             data = _task_data(draft, template, view, task_id)
             out.append(Generated(f"{family}/{task_id}.json", data))
     require_clean(out)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -12,7 +13,7 @@ from rich.table import Table
 
 from endstate import firewall
 from endstate.builtin import named_corpus
-from endstate.builtin.audit import AuditReport, audit_corpus
+from endstate.builtin.audit import Finding, audit_corpus, audit_worlds, worlds_summary
 from endstate.cli.builtin import corpus_extra_app
 from endstate.cli.console import err, labelled, out
 from endstate.cli.held_out import held_out_app
@@ -23,6 +24,7 @@ from endstate.corpus.formats import task_suffixes
 from endstate.corpus.loader import load_corpus, read_tasks
 from endstate.corpus.problems import errors, warnings
 from endstate.corpus.stats import corpus_stats
+from endstate.envs.world import DEFAULT_CLOCK
 from endstate.errors import EndstateError
 
 corpus_app = typer.Typer(
@@ -143,31 +145,61 @@ def _tier_key(tier: str) -> tuple[int, str]:
 
 @corpus_app.command("audit")
 def corpus_audit(
-    path: Annotated[Path, typer.Argument(help="A corpus of generated tasks (or `builtin`).")],
+    path: Annotated[
+        Path | None,
+        typer.Argument(help="A corpus of generated tasks (or `builtin`); omit with --world-seed."),
+    ] = None,
+    world_seed: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--world-seed",
+            help="Instead of a corpus: derive every record of the fresh world of this seed "
+            "(repeatable), with no task at all.",
+        ),
+    ] = None,
+    clock: Annotated[
+        str, typer.Option("--clock", help="Pinned clock of the --world-seed worlds, ISO 8601.")
+    ] = DEFAULT_CLOCK,
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the report as JSON here.")
     ] = None,
 ) -> None:
     """Re-derive every task's outcome from its world and the payer rules alone and list each
-    answer key that disagrees, with the rule that decides; non-zero exit on any finding."""
-    report = audit_corpus(named_corpus(path))
-    if report.findings:
-        Console(width=max(out.width, 132), markup=False).print(_audit_table(report))
-    out.print(report.summary(), highlight=False)
+    answer key that disagrees, with the rule that decides; or, with --world-seed, derive every
+    referral, claim and order of fresh worlds and list each the rules cannot decide or that
+    breaks a rule. Non-zero exit on any finding."""
+    if (path is None) == (not world_seed):
+        raise EndstateError("corpus audit: give either a corpus PATH or --world-seed")
+    if world_seed:
+        try:
+            datetime.fromisoformat(clock)
+        except ValueError:
+            raise EndstateError(
+                f"corpus audit: --clock {clock!r} is not an ISO 8601 time"
+            ) from None
+        worlds = audit_worlds(list(world_seed), clock)
+        findings, summary, data = worlds.findings, worlds_summary(worlds), worlds.model_dump()
+    else:
+        report = audit_corpus(named_corpus(path))  # type: ignore[arg-type]
+        findings, summary = report.findings, report.summary()
+        data = report.model_dump(mode="json") | {"by_kind": report.by_kind}
+    if findings:
+        Console(width=max(out.width, 132), markup=False).print(_audit_table(findings))
+    out.print(summary, highlight=False)
     if json_out is not None:
-        data = report.model_dump(mode="json") | {"ok": report.ok, "by_kind": report.by_kind}
+        data = data | {"ok": not findings}
         json_out.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    if not report.ok:
+    if findings:
         raise typer.Exit(1)
 
 
-def _audit_table(report: AuditReport) -> Table:
+def _audit_table(findings: list[Finding]) -> Table:
     table = Table(title="Answer keys the rules do not confirm", title_justify="left")
     for col in ("task", "record", "field", "kind"):
         table.add_column(col, no_wrap=True)
     for col in ("key", "audit", "rule / why"):
         table.add_column(col, overflow="fold")
-    for f in report.findings:
+    for f in findings:
         why = "; ".join(part for part in (f.detail, f.rule) if part)
         shown = f.kind in ("disagreement", "not-derivable", "end-state", "breach")
         table.add_row(

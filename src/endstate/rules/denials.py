@@ -61,7 +61,11 @@ DENIAL_ACTIONS: tuple[DenialAction, ...] = (
         "1",
         "bill-patient",
         None,
-        "The deductible is the patient's to pay (never on a Medi-Cal claim: rules.cost_sharing).",
+        "The deductible is the patient's to pay, unless the patient also has Medi-Cal on the "
+        "date of service: then Medi-Cal is billed as secondary, never the member "
+        "(rules.cost_sharing).",
+        "bill Medi-Cal as secondary when the patient has it on the date of service",
+        ("bill-patient", "bill-secondary"),
     ),
     DenialAction(
         "CO", "50", "appeal", "appeal", "Medical necessity is argued with the clinical record."

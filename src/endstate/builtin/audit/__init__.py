@@ -14,7 +14,12 @@ from endstate.builtin.audit.findings import Finding
 from endstate.builtin.audit.outcome import Fact, Outcome
 from endstate.builtin.audit.report import AuditReport, audit_corpus
 from endstate.builtin.audit.tasks import TaskAudit, audit_task, audited
-from endstate.builtin.audit.worlds import WorldAudit, audit_world_list, audit_worlds
+from endstate.builtin.audit.worlds import (
+    WorldAudit,
+    audit_world_list,
+    audit_worlds,
+    worlds_summary,
+)
 
 __all__ = [
     "AuditReport",
@@ -32,4 +37,5 @@ __all__ = [
     "derive",
     "derive_all",
     "embodied",
+    "worlds_summary",
 ]

@@ -16,7 +16,9 @@ reduction every paid line carries). Then:
   service) is not in the claim's records, so it is not derivable.
 
 A `bill-patient` on a plan whose kind forbids billing the member (rules.cost_sharing) is a
-breach, and the disposition is then not derivable. An appeal or a reconsideration goes
+breach, and the disposition is then not derivable. A member share (PR-1) of a patient who also
+has Medi-Cal on the date of service is `bill-secondary`: Medi-Cal pays last, and its member is
+never billed. An appeal or a reconsideration goes
 through the plan's appeal channel: its portal, or its appeals fax.
 """
 
@@ -76,6 +78,13 @@ def derive_claim(world: World, denial: Denial) -> Outcome:
         out.breaches.append(Fact(disposition, COST_SHARING, why=why))
         out.facts["disposition"] = undecided(COST_SHARING, why)
         return out
+    if disposition == "bill-patient" and code != "PR-27":
+        shielded = _medi_cal_beside(world, denial)
+        if isinstance(shielded, Fact):
+            out.facts["disposition"] = shielded
+            return out
+        if shielded:
+            disposition, decides = "bill-secondary", f"{decides}; {COST_SHARING}"
     out.facts["disposition"] = Fact(disposition, decides)
     out.facts["deadline"] = Fact(deadline, decides, why=_clock(denial, disposition, deadline))
     if disposition in SENT_TO_PAYER:
@@ -131,6 +140,17 @@ def _coverage_ended(world: World, denial: Denial) -> Decided | Fact:
         why = f"{denial.coverage_id} is in force on {denial.service_date}, yet denied PR-27"
         return undecided(decides, why)
     return ("bill-secondary" if order else "bill-patient"), None, decides
+
+
+def _medi_cal_beside(world: World, denial: Denial) -> bool | Fact:
+    """Whether another coverage of the patient in force on the date of service is Medi-Cal:
+    the member share the claim's plan left then goes to Medi-Cal, not to the member."""
+    try:
+        order = world.benefit_order(denial.mrn, denial.service_date)
+    except cob.CobUndecided as exc:
+        return undecided(COB, str(exc))
+    others = [world.plan(c.plan_id).kind for c in order if c.id != denial.coverage_id]
+    return not cost_sharing.may_bill_member_beside(others)
 
 
 def _channel(out: Outcome, world: World, denial: Denial, docs: list[Document]) -> None:

@@ -86,3 +86,18 @@ def audit_world_list(worlds: list[World], clock: str = DEFAULT_CLOCK) -> WorldAu
             report.findings += _findings(f"world {world.seed}", outcome)
     report.decisions = {family: dict(sorted(c.items())) for family, c in sorted(counts.items())}
     return report
+
+
+def worlds_summary(report: WorldAudit) -> str:
+    """One line: how many records of which worlds were derived, to what, and what was found."""
+    decided = "; ".join(
+        f"{family}: " + ", ".join(f"{n} {decision}" for decision, n in counts.items())
+        for family, counts in report.decisions.items()
+    )
+    seeds = ", ".join(str(s) for s in report.seeds)
+    found = f"{len(report.findings)} finding(s)" if report.findings else "no findings"
+    return (
+        f"{report.records} record(s) of the world(s) of seed {seeds} at {report.clock} "
+        f"derived ({decided}); {report.undecidable_by_design} CO-197 claim(s) undecidable by "
+        f"design; {found}"
+    )

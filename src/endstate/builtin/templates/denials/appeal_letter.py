@@ -11,6 +11,7 @@ from endstate.builtin.templates.common import (
     Mutation,
     Traj,
     WorldView,
+    decoys_unsent,
     drop_mutations,
     jcheck,
     q,
@@ -69,7 +70,7 @@ class AppealLetter(TaskTemplate):
             ),
             start_system="ehr",
             start_path="/denials",
-            checks=self._checks(d, denied, paid),
+            checks=[*self._checks(d, denied, paid), *decoys_unsent(w.decoy_lmns(d.claim_id), 2)],
             expected_outcome="one final appeal letter (medical necessity, denied lines only); "
             "claim triaged as appeal citing it",
             rationale=f"{group}-{carc} is a medical-necessity denial; the letter argues it for "

@@ -11,6 +11,7 @@ from endstate.builtin.templates.common import (
     Mutation,
     Traj,
     WorldView,
+    decoys_unsent,
     drop_mutations,
     jcheck,
     money,
@@ -71,6 +72,7 @@ class DeniedAmount(TaskTemplate):
                 amount, True, 2, "The note states the denied lines' billed total", "Data Accuracy"
             ),
             only_claim_triaged_check(d.claim_id),
+            *decoys_unsent(w.decoy_lmns(d.claim_id)),
         ]
         return Draft(
             key=d.claim_id,

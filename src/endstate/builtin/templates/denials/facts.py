@@ -14,6 +14,7 @@ from endstate.builtin.templates.common import (
     retarget,
 )
 from endstate.envs.world import Denial, Document
+from endstate.rules.cost_sharing import member_share_billed_to
 from endstate.rules.denials import (
     action_for,
     decided_by_reason,
@@ -42,9 +43,15 @@ def remittance_decides(d: Denial) -> bool:
 
 def expected_disposition(w: WorldView, d: Denial) -> str:
     """The playbook's disposition for a reason the remittance alone decides: its action, or
-    a write-off once the deadline that governs that action has passed."""
+    a write-off once the deadline that governs that action has passed. A member share goes
+    to Medi-Cal, never to the patient, when the patient also has Medi-Cal on the date of
+    service (rules.cost_sharing)."""
     group, carc = denial_reason(d)
-    return disposition(group, carc, d.appeal_deadline, d.timely_filing_deadline, w.today)
+    found = disposition(group, carc, d.appeal_deadline, d.timely_filing_deadline, w.today)
+    if found != "bill-patient":
+        return found
+    others = w.world.benefit_order(d.mrn, d.service_date)
+    return member_share_billed_to(w.plan_of(c.id).kind for c in others if c.id != d.coverage_id)
 
 
 def action_deadline(d: Denial) -> tuple[str, str] | None:

@@ -10,6 +10,7 @@ from endstate.builtin.templates.common import (
     Draft,
     Traj,
     WorldView,
+    decoys_unsent,
     drop_mutations,
     jcheck,
 )
@@ -65,6 +66,7 @@ class TriageByReason(TaskTemplate):
             jcheck(disposition_query(d.claim_id), expected, 3, "Disposition", "Clinical Reasoning"),
             only_claim_triaged_check(d.claim_id),
             cites_reason_check(d.claim_id, group, carc),
+            *decoys_unsent(w.decoy_lmns(d.claim_id)),
         ]
         return Draft(
             key=d.claim_id,

@@ -11,6 +11,7 @@ from endstate.builtin.templates.common import (
     Mutation,
     Traj,
     WorldView,
+    decoys_unsent,
     drop_mutations,
     jcheck,
     replace_checked,
@@ -24,6 +25,7 @@ from endstate.builtin.templates.dme.facts import (
     order_documents,
     order_given_values,
     order_intro,
+    stale_notes,
     supplier_faxes_query,
     wrong_supplier_mutation,
 )
@@ -80,6 +82,7 @@ class FaxOrder(TaskTemplate):
                 "Exactly the signed written order was sent",
                 "Data Accuracy",
             ),
+            *decoys_unsent(stale_notes(w, o)),
         ]
         return Draft(
             key=o.id,

@@ -11,17 +11,20 @@ from endstate.builtin.templates.common import (
     Mutation,
     Traj,
     WorldView,
+    decoys_unsent,
     drop_mutations,
     fake_confirmation,
     fax_digits,
     jcheck,
     notes_text,
     q,
+    replace_attachment,
     replace_value,
 )
 from endstate.builtin.templates.prior_auth.facts import (
     FAMILY,
     answer,
+    download_file_name,
     primary_coverage_for,
     record_submission_note,
     referral_given_values,
@@ -116,8 +119,8 @@ class CoordinationOfBenefits(TaskTemplate):
     def _checks(
         self, w: WorldView, ref: Referral, lmn: Document, primary: Coverage, secondary: Coverage
     ) -> list[dict[str, object]]:
-        """The request as the primary's portal takes it; nothing sent for the secondary; the
-        note names the primary coverage it went to."""
+        """The request as the primary's portal takes it; nothing sent for the secondary; no
+        draft or superseded letter sent anywhere; the note names the primary coverage."""
         plan = w.plan_of(primary.id)
         build = form_checks if plan.portal == "payer_a" else wizard_checks
         checks = build(ref, lmn, primary.member_id)
@@ -132,6 +135,7 @@ class CoordinationOfBenefits(TaskTemplate):
         names = [plan.name, plan.payer, primary.member_id]
         return [
             *checks,
+            *decoys_unsent(w.decoy_lmns(ref.id), 2),
             jcheck(
                 to_secondary,
                 True,
@@ -158,8 +162,9 @@ class CoordinationOfBenefits(TaskTemplate):
         note: tuple[str, str],
         secondary: Coverage,
     ) -> list[Mutation]:
-        """Follow the registration (the request to the secondary), a made-up number, and a
-        note that never says which coverage was used."""
+        """Follow the registration (the request to the secondary), a made-up number, a note
+        that never says which coverage was used, and the decoy letter attached, where there is
+        one."""
         followed = Traj()
         receipt = request_by_plan_channel(followed, w, ref, lmn, secondary)
         record_submission_note(followed, w, ref, receipt, secondary)
@@ -168,8 +173,18 @@ class CoordinationOfBenefits(TaskTemplate):
         body, receipt = note
         fake = "PA-7KQ2M9XW4T" if receipt.startswith("Confirmation") else "RQ-7KQ2M9XW4T"
         vague = f"Prior authorization request submitted for referral {ref.id}. {receipt}"
+        decoys = [
+            Mutation(
+                "decoy",
+                "decoy",
+                f"attach the {d.status} letter instead of the current one",
+                replace_attachment(t, w.doc_link(d), download_file_name(d)),
+            )
+            for d in w.decoy_lmns(ref.id)[:1]
+        ]
         return [
             *drop_mutations(t),
+            *decoys,
             Mutation(
                 "registered-coverage",
                 "decoy",
