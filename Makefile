@@ -49,6 +49,7 @@ desk-sweep: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_scoring.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_runner.py --write docs/benchmarks.md
+	$(BIN)/python benchmarks/bench_readback.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_envs.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_envs_load.py --write docs/benchmarks.md
 	$(BIN)/python benchmarks/bench_fairness.py --write docs/benchmarks.md
