@@ -42,8 +42,8 @@ from starlette.routing import Route
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import machine, write_section
+from endstate.envs import server
 from endstate.envs.server import EmbeddedSuite, _bind, _server_config
-from endstate.envs.suite import server
 from endstate.envs.suite.loadgen import LoadResult, drive
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -30,8 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import machine, write_section
 from bench_runner import write_corpus
+from endstate.agents.agent_output import read_final_line
 from endstate.agents.base import AgentOutcome, AttemptContext, InProcessAgent
-from endstate.agents.command import CommandAgent, agent_input, parse_final_message
+from endstate.agents.command import CommandAgent, agent_input
 from endstate.browser import async_browser, free_port
 from endstate.envs.server import EmbeddedSuite
 from endstate.runs.embedded import EmbeddedEnvironment
@@ -63,8 +64,8 @@ class SharedBrowserCommand(InProcessAgent):
         )
         payload = json.dumps(agent_input(ctx, self.endpoint)).encode()
         stdout, _ = await proc.communicate(payload)
-        claim, message, steps = parse_final_message(stdout.decode())
-        return AgentOutcome(claim=claim, final_message=message, steps=steps)
+        final = read_final_line(stdout.decode())
+        return AgentOutcome(claim=final.claim, final_message=final.message, steps=final.steps)
 
 
 async def timed_run(suite: EmbeddedSuite, corpus: Path, out: Path, agent: Any) -> list[float]:
