@@ -5,7 +5,6 @@ render, so no page nonce: the session cookie and the service's own rules are the
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.requests import Request
@@ -21,6 +20,7 @@ from endstate.envs.systems.scheduling.service import SchedulingService
 from endstate.envs.systems.scheduling.sessions import session_id
 from endstate.envs.systems.scheduling.surface import refusal
 from endstate.envs.systems.scheduling.tools import TOOLS
+from endstate.jsonfile import JsonRefused, decode
 
 SYSTEM = "scheduling"
 # The HTTP status of a refusal that is about the request itself, not the service's rules.
@@ -36,11 +36,13 @@ async def tool_list(request: Request) -> Response:
 
 
 def _body(raw: bytes) -> tuple[Any, Any] | str:
-    """(arguments, idempotency key) as sent, or why the body is not a request at all."""
+    """(arguments, idempotency key) as sent, or why the body is not a request at all. Read
+    strictly: nothing in it may raise past here (a nesting bomb, a 5,000-digit integer) or be
+    unstorable (a lone surrogate, `NaN`, `1e999`)."""
     try:
-        body = json.loads(raw or b"{}")
-    except ValueError:
-        return "the body is not JSON"
+        body = decode(raw or b"{}", strict=True)
+    except JsonRefused as exc:
+        return f"the body is not usable JSON: {exc}"
     if not isinstance(body, dict):
         return "the body must be a JSON object"
     return body.get("arguments", {}), body.get("idempotency_key")
