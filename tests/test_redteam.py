@@ -78,6 +78,7 @@ def test_every_attack_holds_against_the_installed_harness(tmp_path: Path) -> Non
     assert "shown as escapes" in findings["viewer-text"]["evidence"]
     assert "upload:" in findings["body-bomb"]["evidence"]
     assert "flood held to" in findings["request-flood"]["evidence"]
+    assert "tool calls refused: 12 of 12" in findings["tool-arguments"]["evidence"]
 
 
 def test_without_a_sandbox_the_same_attacks_break(tmp_path: Path) -> None:
@@ -193,3 +194,32 @@ def test_the_viewer_text_attack_holds_and_breaks_an_escape_only_page(tmp_path: P
     # The viewer now: the same message through its templates' finalize, then escaped.
     after = page_problems(f"<dd>{html.escape(for_template(message))}</dd>", planted, "the page")
     assert after == []
+
+
+def _plainly_unusable(raw: bytes) -> bool:
+    """Whether the plain reading fails on a body: decode it, store its strings in SQLite and
+    serve it back as strict JSON (what the scheduling service did before its gate)."""
+    try:
+        body = json.loads(raw)
+        text = json.dumps(body, allow_nan=False)
+        json.dumps(body, ensure_ascii=False).encode()
+        if re.search(r"\d{20}", text):  # no SQLite INTEGER holds it
+            return True
+    except (ValueError, RecursionError):
+        return True
+    return len(raw) > SuiteLimits().request_bytes_by_system["scheduling"]
+
+
+@requires_sandbox
+def test_the_tool_argument_attack_holds_and_breaks_a_plain_reader(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(redteam.__file__).parent))
+    try:
+        hostile_tools = importlib.import_module("hostile_tools")
+    finally:
+        sys.path.pop(0)
+    # Every body really is one the plain reading cannot use; MCP's own decoder takes these.
+    assert all(_plainly_unusable(raw) for _what, raw in hostile_tools.BODIES)
+    assert all(_plainly_unusable(b'{"a": %s}' % a) for _w, a in hostile_tools.MCP_ARGUMENTS)
+    held = run_redteam(["tool-arguments"], workspace=tmp_path / "on").findings[0]
+    assert held.verdict == "held", held.evidence
+    assert "tool calls refused: 12 of 12" in held.evidence

@@ -45,6 +45,7 @@ HOSTILE_FILES = (  # the program, then its siblings
     "hostile_text.py",
     "hostile_sandbox.py",
     "hostile_load.py",
+    "hostile_tools.py",
 )
 SURVIVOR_MARK = b"es-rt-survivor"
 JUDGE_KEY_ENV = "ENDSTATE_JUDGE_API_KEY"
