@@ -22,6 +22,7 @@ import pytest
 from endstate import redteam
 from endstate.agents.agent_output import read_final_line
 from endstate.envs.suite.limits import SuiteLimits
+from endstate.envs.systems.scheduling import TOOL_CALL_BYTES
 from endstate.errors import EndstateError
 from endstate.redteam.attacks import ATTACKS
 from endstate.redteam.suite import run_redteam
@@ -207,7 +208,7 @@ def _plainly_unusable(raw: bytes) -> bool:
             return True
     except (ValueError, RecursionError):
         return True
-    return len(raw) > SuiteLimits().request_bytes_by_system["scheduling"]
+    return len(raw) > TOOL_CALL_BYTES
 
 
 @requires_sandbox
