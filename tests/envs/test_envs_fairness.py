@@ -24,7 +24,7 @@ from endstate.envs import EmbeddedSuite
 from endstate.envs.suite.limits import SuiteLimits
 
 GOAL = 1.5
-PAGES = 120
+PAGES = 200  # p99 is then the third slowest page: two stalls of a busy machine do not set it
 LIFTED = SuiteLimits(
     requests_per_second=1e6,
     request_burst=10**6,
@@ -112,20 +112,23 @@ def ratio(limits: SuiteLimits | None, kind: str) -> float:
     return beside / solo
 
 
-def median_ratio(limits: SuiteLimits | None, kind: str, within: bool) -> float:
-    """One trial's ratio if it already settles the question, else the median of three."""
+def ratios(limits: SuiteLimits | None, kind: str, within: bool) -> list[float]:
+    """One trial's ratio if it already settles the question, else three (the median is
+    held to the goal)."""
     first = ratio(limits, kind)
     if (first <= GOAL) == within:
-        return first
-    return statistics.median([first, ratio(limits, kind), ratio(limits, kind)])
+        return [first]
+    return [first, ratio(limits, kind), ratio(limits, kind)]
 
 
 @pytest.mark.parametrize("kind", ["pages", "bodies"])
 def test_a_victim_beside_an_attacker_keeps_its_solo_latency(kind: str) -> None:
     # pages: 48 connections requesting the attacker's own pages as fast as they are answered;
     # bodies: two connections posting 200 MiB bodies, over and over.
-    assert median_ratio(None, kind, within=True) <= GOAL
+    found = ratios(None, kind, within=True)
+    assert statistics.median(found) <= GOAL, found
 
 
 def test_without_the_bounds_the_same_flood_slows_the_victim() -> None:
-    assert median_ratio(LIFTED, "pages", within=False) > GOAL
+    found = ratios(LIFTED, "pages", within=False)
+    assert statistics.median(found) > GOAL, found
