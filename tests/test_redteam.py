@@ -25,6 +25,7 @@ from endstate.envs.suite.limits import SuiteLimits
 from endstate.envs.systems.scheduling import TOOL_CALL_BYTES
 from endstate.errors import EndstateError
 from endstate.redteam.attacks import ATTACKS
+from endstate.redteam.run_dir_bound import attempt_bytes, oversized
 from endstate.redteam.suite import run_redteam
 from endstate.redteam.viewer_probe import page_problems
 from endstate.runs.store import RunStore
@@ -38,6 +39,7 @@ INVARIANTS = {
     "harness files intact",
     "reports intact",
     "no survivors",
+    "run directory bounded",
 }
 
 requires_sandbox = pytest.mark.skipif(
@@ -224,3 +226,17 @@ def test_the_tool_argument_attack_holds_and_breaks_a_plain_reader(tmp_path: Path
     held = run_redteam(["tool-arguments"], workspace=tmp_path / "on").findings[0]
     assert held.verdict == "held", held.evidence
     assert "tool calls refused: 12 of 12" in held.evidence
+
+
+def test_an_attempt_folder_past_its_bound_is_found(tmp_path: Path) -> None:
+    attempt = tmp_path / "traces" / "rt-exhaustion" / "1"
+    attempt.mkdir(parents=True)
+    (attempt / "agent.stdout.txt").write_bytes(b"x" * 4096)
+    (attempt / "end_state.json").write_bytes(b"{}")
+    assert oversized(tmp_path, bound=8192)[0] is None
+    (attempt / "agent.stderr.txt").write_bytes(b"y" * 8192)
+    problem, _ = oversized(tmp_path, bound=8192)
+    assert problem is not None and "rt-exhaustion/1: 12,290 bytes" in problem
+    # As shipped: each file's own bound, summed (docs/trust-boundary.md states the figure).
+    mib = 1024 * 1024
+    assert attempt_bytes() == (2 + 8 + 32 + 1) * mib + 6 * 1_000_000 + 20_000_000

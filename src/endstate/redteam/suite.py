@@ -30,6 +30,7 @@ from endstate.agents.command import CommandAgent
 from endstate.errors import EndstateError
 from endstate.records import TaskRecord
 from endstate.redteam.attacks import ATTACKS, BY_NAME, Attack, attack_task, victim_task
+from endstate.redteam.run_dir_bound import oversized
 
 if TYPE_CHECKING:
     from endstate.envs.server import EmbeddedSuite
@@ -413,6 +414,14 @@ def _invariants(
         "; ".join(injected) or None,
         "no agent-supplied markup or escape sequence in report.html or report.txt",
     )
+    if run_dir is not None:
+        problem, fine = oversized(run_dir)
+        add(
+            "run directory bounded",
+            "an attempt fills the run directory (output, messages, actions, end state)",
+            problem,
+            fine,
+        )
     uids = {r.facts.sandbox.uid for r in records if r.facts and r.facts.sandbox}
     left = _survivors({u for u in uids if u is not None}, marked=not uids - {None})
     add(
