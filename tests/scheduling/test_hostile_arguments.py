@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from endstate.envs.systems.scheduling.app import _body as http_body
+from endstate.envs.systems.scheduling.app import request_body as http_body
 from endstate.envs.systems.scheduling.directory import seed_directory
 from endstate.envs.systems.scheduling.schema import DDL
 from endstate.envs.systems.scheduling.service import SchedulingService, stored

@@ -35,7 +35,7 @@ async def tool_list(request: Request) -> Response:
     return JSONResponse({"tools": [t.openai()["function"] | {"write": t.write} for t in TOOLS]})
 
 
-def _body(raw: bytes) -> tuple[Any, Any] | str:
+def request_body(raw: bytes) -> tuple[Any, Any] | str:
     """(arguments, idempotency key) as sent, or why the body is not a request at all. Read
     strictly: nothing in it may raise past here (a nesting bomb, a 5,000-digit integer) or be
     unstorable (a lone surrogate, `NaN`, `1e999`)."""
@@ -54,7 +54,7 @@ async def call_tool(request: Request) -> Response:
     session = rt.session(SYSTEM, session_id(request))
     if session is None:
         return _error(401, "no_session", "not bound to an episode: open your start URL first")
-    parsed = _body(await request.body())
+    parsed = request_body(await request.body())
     episode = rt.episodes[session.episode_id]
     try:
         with episode.db.lease():
