@@ -25,7 +25,7 @@ from endstate.envs.suite.limits import SuiteLimits
 from endstate.envs.systems.scheduling import TOOL_CALL_BYTES
 from endstate.errors import EndstateError
 from endstate.redteam.attacks import ATTACKS
-from endstate.redteam.run_dir_bound import attempt_bytes, oversized
+from endstate.redteam.run_dir_bound import attempt_bytes, episode_footprint, oversized
 from endstate.redteam.suite import run_redteam
 from endstate.redteam.viewer_probe import page_problems
 from endstate.runs.store import RunStore
@@ -240,3 +240,15 @@ def test_an_attempt_folder_past_its_bound_is_found(tmp_path: Path) -> None:
     # As shipped: each file's own bound, summed (docs/trust-boundary.md states the figure).
     mib = 1024 * 1024
     assert attempt_bytes() == (2 + 8 + 32 + 1) * mib + 6 * 1_000_000 + 20_000_000
+
+
+def test_an_end_state_past_the_suites_bounds_is_found(tmp_path: Path) -> None:
+    attempt = tmp_path / "traces" / "rt-request-flood" / "1"
+    attempt.mkdir(parents=True)
+    (attempt / "end_state.json").write_text(json.dumps({"events": [{"kind": "page"}] * 3}))
+    assert episode_footprint(tmp_path, "rt-request-flood", SuiteLimits(events=3))[0] is None
+    problem, seen = episode_footprint(tmp_path, "rt-request-flood", SuiteLimits(events=2))
+    assert problem == "its end state keeps 3 events (bound 2)"
+    assert "3 events kept" in seen
+    small = SuiteLimits(state_document_bytes=16)
+    assert "bytes (bound 16)" in str(episode_footprint(tmp_path, "rt-request-flood", small)[0])

@@ -1,4 +1,5 @@
-"""What one attempt may leave in the run directory, and the red team's check of it.
+"""What one attempt may leave in the run directory and its end state, and the red team's
+checks of both.
 
 Every file of an attempt's trace folder has a bound of its own (docs/trust-boundary.md): the
 agent's stdout and stderr (head and tail kept), its final message, its actions, a computer-use
@@ -8,6 +9,7 @@ directory, whatever the agent does; an attempt folder past it means some writer 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from endstate.agents.computer_loop import DEFAULT_SCREENS_CAP
@@ -59,3 +61,25 @@ def oversized(run_dir: Path, bound: int | None = None) -> tuple[str | None, str]
     )
     problem = f"over {limit:,} bytes: " + "; ".join(over[:3]) if over else None
     return problem, fine
+
+
+def episode_footprint(
+    run_dir: Path, task_id: str, suite: SuiteLimits | None = None
+) -> tuple[str | None, str]:
+    """(why an attempt's end state is past the suite's bounds, or None; its size and events).
+
+    A flood of page views is kept as events only up to the bound (the rest counted), and the
+    document scored is bounded in bytes: the red team checks both on the attacker's own."""
+    limits = suite or SuiteLimits()
+    path = run_dir / "traces" / task_id / "1" / "end_state.json"
+    try:
+        size = path.stat().st_size
+        events = json.loads(path.read_text()).get("events") or []
+    except (OSError, ValueError, AttributeError) as exc:
+        return f"its end state cannot be read ({type(exc).__name__})", ""
+    seen = f"end state {size / 1024:.0f} KiB, {len(events):,} events kept"
+    if size > limits.state_document_bytes:
+        return f"its end state holds {size:,} bytes (bound {limits.state_document_bytes:,})", seen
+    if len(events) > limits.events:
+        return f"its end state keeps {len(events):,} events (bound {limits.events:,})", seen
+    return None, seen

@@ -30,7 +30,7 @@ from endstate.agents.command import CommandAgent
 from endstate.errors import EndstateError
 from endstate.records import TaskRecord
 from endstate.redteam.attacks import ATTACKS, BY_NAME, Attack, attack_task, victim_task
-from endstate.redteam.run_dir_bound import oversized
+from endstate.redteam.run_dir_bound import episode_footprint, oversized
 
 if TYPE_CHECKING:
     from endstate.envs.server import EmbeddedSuite
@@ -188,6 +188,10 @@ def _judge_attack(
         moved = _limits_moved(run_dir, record.task_id, attack.bounded)
         if moved is not None:
             return broken(moved)
+        over, kept = episode_footprint(run_dir, record.task_id)
+        if over is not None:
+            return broken(over)
+        notes = "; ".join(filter(None, (notes, kept)))
     if attack.evidence and attack.evidence not in notes:
         why = (record.facts.agent_error if record.facts else None) or "no report"
         return broken(f"its report lacks {attack.evidence!r}: it did not run to the end ({why})")
