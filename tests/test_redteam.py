@@ -22,8 +22,10 @@ import pytest
 from endstate import redteam
 from endstate.agents.agent_output import read_final_line
 from endstate.envs.suite.limits import SuiteLimits
+from endstate.envs.systems.scheduling import TOOL_CALL_BYTES
 from endstate.errors import EndstateError
 from endstate.redteam.attacks import ATTACKS
+from endstate.redteam.run_dir_bound import attempt_bytes, episode_footprint, oversized
 from endstate.redteam.suite import run_redteam
 from endstate.redteam.viewer_probe import page_problems
 from endstate.runs.store import RunStore
@@ -37,6 +39,7 @@ INVARIANTS = {
     "harness files intact",
     "reports intact",
     "no survivors",
+    "run directory bounded",
 }
 
 requires_sandbox = pytest.mark.skipif(
@@ -78,6 +81,7 @@ def test_every_attack_holds_against_the_installed_harness(tmp_path: Path) -> Non
     assert "shown as escapes" in findings["viewer-text"]["evidence"]
     assert "upload:" in findings["body-bomb"]["evidence"]
     assert "flood held to" in findings["request-flood"]["evidence"]
+    assert "tool calls refused: 12 of 12" in findings["tool-arguments"]["evidence"]
 
 
 def test_without_a_sandbox_the_same_attacks_break(tmp_path: Path) -> None:
@@ -193,3 +197,58 @@ def test_the_viewer_text_attack_holds_and_breaks_an_escape_only_page(tmp_path: P
     # The viewer now: the same message through its templates' finalize, then escaped.
     after = page_problems(f"<dd>{html.escape(for_template(message))}</dd>", planted, "the page")
     assert after == []
+
+
+def _plainly_unusable(raw: bytes) -> bool:
+    """Whether the plain reading fails on a body: decode it, store its strings in SQLite and
+    serve it back as strict JSON (what the scheduling service did before its gate)."""
+    try:
+        body = json.loads(raw)
+        text = json.dumps(body, allow_nan=False)
+        json.dumps(body, ensure_ascii=False).encode()
+        if re.search(r"\d{20}", text):  # no SQLite INTEGER holds it
+            return True
+    except (ValueError, RecursionError):
+        return True
+    return len(raw) > TOOL_CALL_BYTES
+
+
+@requires_sandbox
+def test_the_tool_argument_attack_holds_and_breaks_a_plain_reader(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(redteam.__file__).parent))
+    try:
+        hostile_tools = importlib.import_module("hostile_tools")
+    finally:
+        sys.path.pop(0)
+    # Every body really is one the plain reading cannot use; MCP's own decoder takes these.
+    assert all(_plainly_unusable(raw) for _what, raw in hostile_tools.BODIES)
+    assert all(_plainly_unusable(b'{"a": %s}' % a) for _w, a in hostile_tools.MCP_ARGUMENTS)
+    held = run_redteam(["tool-arguments"], workspace=tmp_path / "on").findings[0]
+    assert held.verdict == "held", held.evidence
+    assert "tool calls refused: 12 of 12" in held.evidence
+
+
+def test_an_attempt_folder_past_its_bound_is_found(tmp_path: Path) -> None:
+    attempt = tmp_path / "traces" / "rt-exhaustion" / "1"
+    attempt.mkdir(parents=True)
+    (attempt / "agent.stdout.txt").write_bytes(b"x" * 4096)
+    (attempt / "end_state.json").write_bytes(b"{}")
+    assert oversized(tmp_path, bound=8192)[0] is None
+    (attempt / "agent.stderr.txt").write_bytes(b"y" * 8192)
+    problem, _ = oversized(tmp_path, bound=8192)
+    assert problem is not None and "rt-exhaustion/1: 12,290 bytes" in problem
+    # As shipped: each file's own bound, summed (docs/trust-boundary.md states the figure).
+    mib = 1024 * 1024
+    assert attempt_bytes() == (2 + 8 + 32 + 1) * mib + 6 * 1_000_000 + 20_000_000
+
+
+def test_an_end_state_past_the_suites_bounds_is_found(tmp_path: Path) -> None:
+    attempt = tmp_path / "traces" / "rt-request-flood" / "1"
+    attempt.mkdir(parents=True)
+    (attempt / "end_state.json").write_text(json.dumps({"events": [{"kind": "page"}] * 3}))
+    assert episode_footprint(tmp_path, "rt-request-flood", SuiteLimits(events=3))[0] is None
+    problem, seen = episode_footprint(tmp_path, "rt-request-flood", SuiteLimits(events=2))
+    assert problem == "its end state keeps 3 events (bound 2)"
+    assert "3 events kept" in seen
+    small = SuiteLimits(state_document_bytes=16)
+    assert "bytes (bound 16)" in str(episode_footprint(tmp_path, "rt-request-flood", small)[0])

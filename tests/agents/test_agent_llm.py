@@ -12,6 +12,7 @@ import pytest
 from endstate.agents.actions import Fill, Target
 from endstate.agents.base import AgentOutcome, AttemptContext
 from endstate.agents.llm import SYSTEM_PROMPT, LLMAgent, parse_reply, task_message
+from endstate.agents.llm_tools import call_arguments as tool_arguments
 from endstate.agents.perform import ActOptions
 
 from .browser_harness import Browser
@@ -152,6 +153,37 @@ def test_parse_reply_is_strict(reply: str) -> None:
     action, problem = parse_reply(reply)
     assert action is None
     assert problem
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        ('{"type": "wait", "seconds": ' + "9" * 5000 + "}", "Exceeds the limit (4300 digits)"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply to read"),
+    ],
+)
+def test_a_reply_past_the_decoders_limits_is_shown_to_the_model_not_raised(
+    reply: str, why: str
+) -> None:
+    # Before: Python's decoder raised past the agent and ended the attempt as a crash.
+    action, problem = parse_reply(reply)
+    assert action is None
+    assert problem is not None and why in problem
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        ('{"name": ' + "9" * 5000 + "}", "Exceeds the limit (4300 digits)"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply to read"),
+    ],
+)
+def test_tool_arguments_past_the_decoders_limits_are_refused_to_the_model(
+    raw: str, why: str
+) -> None:
+    arguments, refused = tool_arguments(raw)
+    assert arguments is None
+    assert refused["code"] == "bad_arguments" and why in refused["message"]
 
 
 def test_parse_reply_accepts_one_object_or_one_fence() -> None:

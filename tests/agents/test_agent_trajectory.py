@@ -135,3 +135,9 @@ def test_schema_is_a_discriminated_union_of_every_action() -> None:
         "done",
         "give_up",
     }
+
+
+def test_a_trajectory_past_the_decoders_limits_is_a_one_line_error(tmp_path: Path) -> None:
+    digits = '{"version": 1, "actions": [{"type": "wait", "seconds": ' + "9" * 5000 + "}]}"
+    assert error_for(tmp_path, digits).startswith("unreadable number: Exceeds the limit")
+    assert error_for(tmp_path, "[" * 100_000 + "]" * 100_000) == "nested too deeply to read"

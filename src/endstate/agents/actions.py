@@ -267,6 +267,10 @@ def parse_trajectory(text: str, source: str = "<trajectory>") -> Trajectory:
         raise TrajectoryError(
             f"{source}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:
+        raise TrajectoryError(f"{source}: nested too deeply to read") from None
+    except ValueError as exc:  # Python's own limits, e.g. an integer of over 4,300 digits
+        raise TrajectoryError(f"{source}: unreadable number: {str(exc).split(';')[0]}") from None
     try:
         return Trajectory.model_validate(data)
     except ValidationError as exc:

@@ -116,6 +116,14 @@ REPLY_PREVIEW = 500
 _FENCE = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(?P<body>.*?)\n?```\Z", re.DOTALL)
 
 
+def _limit(exc: Exception) -> str:
+    """Which of the decoder's limits a reply passed: an integer of thousands of digits, or
+    nesting past the interpreter's depth."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read"
+    return str(exc).split(";")[0][:120]
+
+
 def reply_object(reply: str | None) -> tuple[dict[str, Any] | None, str | None]:
     """The one JSON object a reply holds (at most one ```json fence around it), or why not."""
     text = (reply or "").strip()
@@ -128,6 +136,8 @@ def reply_object(reply: str | None) -> tuple[dict[str, Any] | None, str | None]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, f"the reply is not a single JSON object ({exc.msg} at char {exc.pos})"
+    except (ValueError, RecursionError) as exc:  # Python's own limits: the model's, not ours
+        return None, f"the reply is not a usable JSON object ({_limit(exc)})"
     if not isinstance(data, dict):
         return None, f"the reply is JSON but not an object (got {type(data).__name__})"
     return data, None

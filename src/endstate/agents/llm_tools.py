@@ -205,7 +205,7 @@ class LLMToolsAgent(InProcessAgent):
             for call in calls:
                 at = round(asyncio.get_running_loop().time() - began, 3)
                 name = call.function.name  # type: ignore[union-attr]
-                arguments, answer = _arguments(call.function.arguments)  # type: ignore[union-attr]
+                arguments, answer = call_arguments(call.function.arguments)  # type: ignore[union-attr]
                 if arguments is not None and name == "finish":
                     steps.append(
                         ActionRecord(step=len(steps) + 1, action={"type": "finish"}, ok=True, at=at)
@@ -245,12 +245,16 @@ def _as_function(tool: dict[str, Any]) -> ChatCompletionToolParam:
     }
 
 
-def _arguments(raw: str | None) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+def call_arguments(raw: str | None) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """The call's arguments, or None and the refusal the model is shown."""
     try:
         found = json.loads(raw or "{}")
     except json.JSONDecodeError as exc:
         found = exc.msg
+    except RecursionError:
+        found = "nested too deeply to read"
+    except ValueError as exc:  # Python's own limits, e.g. an integer of over 4,300 digits
+        found = str(exc).split(";")[0][:120]
     if isinstance(found, dict):
         return found, {}
     why = found if isinstance(found, str) else "not an object"

@@ -100,6 +100,12 @@ ATTACKS: tuple[Attack, ...] = (
         evidence="flood held to",
         bounded="requests_delayed",
     ),
+    Attack(
+        "tool-arguments",
+        "scheduling tool arguments no trace can hold (lone surrogates, NaN, 1e999, 5,000 digits,"
+        " a nesting bomb, 300 KiB), over HTTP and MCP, to fail the service or its end state",
+        evidence="tool calls refused: 12 of 12",
+    ),
 )
 BY_NAME = {a.name: a for a in ATTACKS}
 

@@ -59,6 +59,7 @@ from hostile_system import (  # type: ignore[import-not-found]  # its sibling mo
     survivors,
 )
 from hostile_text import viewer_text  # type: ignore[import-not-found]  # its sibling module
+from hostile_tools import tool_arguments  # type: ignore[import-not-found]  # its sibling module
 
 
 # -- the attacks --------------------------------------------------------------------------
@@ -387,6 +388,7 @@ ATTACKS = {
     "inode-flood": inode_flood,
     "body-bomb": body_bomb,
     "request-flood": request_flood,
+    "tool-arguments": tool_arguments,
 }
 
 

@@ -30,6 +30,7 @@ from endstate.agents.command import CommandAgent
 from endstate.errors import EndstateError
 from endstate.records import TaskRecord
 from endstate.redteam.attacks import ATTACKS, BY_NAME, Attack, attack_task, victim_task
+from endstate.redteam.run_dir_bound import episode_footprint, oversized
 
 if TYPE_CHECKING:
     from endstate.envs.server import EmbeddedSuite
@@ -45,6 +46,7 @@ HOSTILE_FILES = (  # the program, then its siblings
     "hostile_text.py",
     "hostile_sandbox.py",
     "hostile_load.py",
+    "hostile_tools.py",
 )
 SURVIVOR_MARK = b"es-rt-survivor"
 JUDGE_KEY_ENV = "ENDSTATE_JUDGE_API_KEY"
@@ -186,6 +188,10 @@ def _judge_attack(
         moved = _limits_moved(run_dir, record.task_id, attack.bounded)
         if moved is not None:
             return broken(moved)
+        over, kept = episode_footprint(run_dir, record.task_id)
+        if over is not None:
+            return broken(over)
+        notes = "; ".join(filter(None, (notes, kept)))
     if attack.evidence and attack.evidence not in notes:
         why = (record.facts.agent_error if record.facts else None) or "no report"
         return broken(f"its report lacks {attack.evidence!r}: it did not run to the end ({why})")
@@ -412,6 +418,14 @@ def _invariants(
         "; ".join(injected) or None,
         "no agent-supplied markup or escape sequence in report.html or report.txt",
     )
+    if run_dir is not None:
+        problem, fine = oversized(run_dir)
+        add(
+            "run directory bounded",
+            "an attempt fills the run directory (output, messages, actions, end state)",
+            problem,
+            fine,
+        )
     uids = {r.facts.sandbox.uid for r in records if r.facts and r.facts.sandbox}
     left = _survivors({u for u in uids if u is not None}, marked=not uids - {None})
     add(

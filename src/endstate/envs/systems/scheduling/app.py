@@ -5,7 +5,6 @@ render, so no page nonce: the session cookie and the service's own rules are the
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.requests import Request
@@ -21,6 +20,7 @@ from endstate.envs.systems.scheduling.service import SchedulingService
 from endstate.envs.systems.scheduling.sessions import session_id
 from endstate.envs.systems.scheduling.surface import refusal
 from endstate.envs.systems.scheduling.tools import TOOLS
+from endstate.jsonfile import JsonRefused, decode
 
 SYSTEM = "scheduling"
 # The HTTP status of a refusal that is about the request itself, not the service's rules.
@@ -35,12 +35,14 @@ async def tool_list(request: Request) -> Response:
     return JSONResponse({"tools": [t.openai()["function"] | {"write": t.write} for t in TOOLS]})
 
 
-def _body(raw: bytes) -> tuple[Any, Any] | str:
-    """(arguments, idempotency key) as sent, or why the body is not a request at all."""
+def request_body(raw: bytes) -> tuple[Any, Any] | str:
+    """(arguments, idempotency key) as sent, or why the body is not a request at all. Read
+    strictly: nothing in it may raise past here (a nesting bomb, a 5,000-digit integer) or be
+    unstorable (a lone surrogate, `NaN`, `1e999`)."""
     try:
-        body = json.loads(raw or b"{}")
-    except ValueError:
-        return "the body is not JSON"
+        body = decode(raw or b"{}", strict=True)
+    except JsonRefused as exc:
+        return f"the body is not usable JSON: {exc}"
     if not isinstance(body, dict):
         return "the body must be a JSON object"
     return body.get("arguments", {}), body.get("idempotency_key")
@@ -52,7 +54,7 @@ async def call_tool(request: Request) -> Response:
     session = rt.session(SYSTEM, session_id(request))
     if session is None:
         return _error(401, "no_session", "not bound to an episode: open your start URL first")
-    parsed = _body(await request.body())
+    parsed = request_body(await request.body())
     episode = rt.episodes[session.episode_id]
     try:
         with episode.db.lease():

@@ -19,8 +19,9 @@ from typing import Any
 from endstate.envs.systems.scheduling.connector import ConnectorTimeout
 from endstate.envs.systems.scheduling.reads import Reads
 from endstate.envs.systems.scheduling.store import Refused
-from endstate.envs.systems.scheduling.surface import KEY_CHARS, admit, refusal
+from endstate.envs.systems.scheduling.surface import KEY_CHARS, admit, refusal, unusable
 from endstate.envs.systems.scheduling.writes import External, Writes
+from endstate.jsonfile import printable
 
 READS = ("find_patient", "list_slots", "list_appointments", "get_proposal", "lookup_external")
 WRITES = ("hold_slot", "propose", "revise", "confirm", "send_communication", "approve")
@@ -37,10 +38,19 @@ def minimised(arguments: dict[str, Any]) -> dict[str, Any]:
     return {k: (_hashed(v) if k in SENSITIVE else v) for k, v in sorted(arguments.items())}
 
 
+def _plain(value: Any) -> Any:
+    """A value any JSON reader takes back: the refused requests' arguments are traced too, and
+    may hold what the gate refuses (a lone surrogate, `NaN`, a 5,000-digit integer)."""
+    if unusable(value) is None:
+        return value
+    return {"_unusable": printable(repr(value)[:ARGUMENT_BYTES])}
+
+
 def stored(arguments: Any) -> str:
     """The trace's JSON of a request's arguments, whatever was sent: minimised, and cut to
     ARGUMENT_BYTES (the cut says so, with the size and hash of the whole)."""
-    kept = minimised(arguments) if isinstance(arguments, dict) else {"_not_an_object": arguments}
+    plain = _plain(arguments)
+    kept = minimised(plain) if isinstance(plain, dict) else {"_not_an_object": plain}
     text = json.dumps(kept, sort_keys=True, default=repr)
     size = len(text.encode())
     if size <= ARGUMENT_BYTES:
@@ -91,8 +101,12 @@ class SchedulingService(Reads, Writes):
         """Record a request refused before it ran. Its key is kept with a `#<id>` suffix, so
         it never stands for (or replays as) the request that key really names."""
         with self.transaction() as at:
-            mark = f"{str(key)[:KEY_CHARS]}#{self.request_id()}" if key is not None else None
-            self._record(str(tool)[:100], mark, arguments, result, at)
+            mark = (
+                f"{printable(str(key)[:KEY_CHARS])}#{self.request_id()}"
+                if key is not None
+                else None
+            )
+            self._record(printable(str(tool)[:100]), mark, arguments, result, at)
 
     def _run(self, tool: str, arguments: dict[str, Any], key: str | None) -> dict[str, Any]:
         extra = {"key": key} if tool == "confirm" else {}

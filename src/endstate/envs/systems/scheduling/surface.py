@@ -10,11 +10,14 @@ no schema library is a dependency of the platform.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from endstate.envs.systems.scheduling.tools import APPROVE, TOOLS, ToolSpec
 
 KEY_CHARS = 200  # the longest idempotency key a client may send
+DEPTH = 16  # nesting of a request's values: the tools' own arguments are flat
+INT_BOUND = 2**63  # what SQLite stores as an integer
 AGENT_TOOLS: dict[str, ToolSpec] = {t.name: t for t in TOOLS}
 # The user's own write: never an agent tool, whatever the transport.
 USER_ONLY: dict[str, ToolSpec] = {APPROVE.name: APPROVE}
@@ -64,6 +67,47 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def unusable(value: Any, where: str = "arguments") -> str | None:
+    """Why a decoded value cannot be stored, traced or served back as JSON, else None: a lone
+    surrogate (no UTF-8 can hold it), a non-finite number, an integer beyond 64 bits, nesting
+    past DEPTH. Whichever transport decoded it (MCP's decoder takes `NaN` and `1e999`), it is
+    refused here, before anything is written. Walked without recursion."""
+    stack: list[tuple[Any, int, str]] = [(value, 0, where)]
+    while stack:
+        item, depth, at = stack.pop()
+        if depth > DEPTH:
+            return f"{at}: nested deeper than {DEPTH} levels"
+        if isinstance(item, str):
+            if not _encodable(item):
+                return f"{at}: text holds a lone surrogate (not valid Unicode)"
+        elif isinstance(item, bool) or item is None:
+            continue
+        elif isinstance(item, int):
+            if not -INT_BOUND <= item < INT_BOUND:
+                return f"{at}: an integer beyond 64 bits"
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return f"{at}: {item} is not a finite number"
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if not isinstance(key, str) or not _encodable(key):
+                    return f"{at}: a key holds a lone surrogate (not valid Unicode)"
+                stack.append((inner, depth + 1, f"{at}.{key[:40]}"))
+        elif isinstance(item, list):
+            stack.extend((inner, depth + 1, f"{at}[{i}]") for i, inner in enumerate(item))
+        else:
+            return f"{at}: a {type(item).__name__} is not a JSON value"
+    return None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def refusal(code: str, message: str) -> dict[str, Any]:
     return {"status": "refused", "code": code, "message": message}
 
@@ -87,6 +131,9 @@ def admit(tool: Any, arguments: Any, key: Any, actor: str = "agent") -> dict[str
         return refusal("not_authorized", "only the user approves a proposal")
     if spec is None:
         return refusal("unknown_tool", f"no tool {_shown(tool)}; GET /tools lists them")
+    bad = unusable(arguments) or unusable(key, "idempotency_key")
+    if bad is not None:
+        return refusal("bad_request", bad)
     if key is not None and (not isinstance(key, str) or not 0 < len(key) <= KEY_CHARS):
         return refusal(
             "idempotency_key_invalid",

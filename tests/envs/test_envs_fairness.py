@@ -1,0 +1,134 @@
+"""One attempt cannot slow another's pages: a victim's p99 page latency beside an attacker
+stays within 1.5x its p99 alone, with the suite's per-client bounds as shipped; with the
+bounds lifted, the same flood slows it many times over (what the bounds are for).
+
+The suite runs in this process, as in a run; the victim and the attacker are processes of
+their own, as sandboxed agents are, each bound to an episode of its own. The victim asks for
+its worklist every 60 ms (inside its own rate) and times each page. Latency on a shared
+machine is noisy, so a trial that misses the goal is run twice more and the median of the
+three ratios is held to it.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from endstate.envs import EmbeddedSuite
+from endstate.envs.suite.limits import SuiteLimits
+
+GOAL = 1.5
+PAGES = 200  # p99 is then the third slowest page: two stalls of a busy machine do not set it
+LIFTED = SuiteLimits(
+    requests_per_second=1e6,
+    request_burst=10**6,
+    concurrent_requests=10**4,
+    queued_requests=10**6,
+    body_bytes_per_second=10**12,
+)
+
+CLIENT = textwrap.dedent(
+    """
+    import asyncio, json, sys, time
+    import httpx
+
+    async def base_of(client, start):
+        r = await client.get(start)
+        return str(r.url.copy_with(path="/", query=None)).rstrip("/")
+
+    async def victim(start, pages):
+        took = []
+        async with httpx.AsyncClient(timeout=60) as c:
+            base = await base_of(c, start)
+            for _ in range(pages):
+                t = time.perf_counter()
+                r = await c.get(base + "/worklist")
+                took.append((time.perf_counter() - t) * 1000)
+                assert r.status_code == 200, r.status_code
+                await asyncio.sleep(0.06)
+        print(json.dumps(took))
+
+    async def attacker(start, kind, seconds):
+        async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=48)) as c:
+            base = await base_of(c, start)
+            end = time.monotonic() + seconds
+            sent = 0
+            body = b"x" * (200 << 20) if kind == "bodies" else b""
+            async def one():
+                nonlocal sent
+                while time.monotonic() < end:
+                    try:
+                        if kind == "bodies":
+                            await c.post(base + "/referrals/R/notes", content=body,
+                                         headers={"content-type": "text/plain"})
+                        else:
+                            await c.get(base + "/worklist")
+                    except httpx.HTTPError:
+                        pass
+                    sent += 1
+            await asyncio.gather(*(one() for _ in range(48 if kind == "pages" else 2)))
+        print(json.dumps(sent))
+
+    if sys.argv[1] == "victim":
+        asyncio.run(victim(sys.argv[2], int(sys.argv[3])))
+    else:
+        asyncio.run(attacker(sys.argv[2], sys.argv[3], float(sys.argv[4])))
+    """
+)
+
+
+def p99(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[round(0.99 * (len(ordered) - 1))]
+
+
+def _client(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", CLIENT, *args], stdout=subprocess.PIPE, text=True
+    )
+
+
+def _victim(start: str) -> float:
+    out, _ = _client("victim", start, str(PAGES)).communicate(timeout=300)
+    return p99(json.loads(out))
+
+
+def ratio(limits: SuiteLimits | None, kind: str) -> float:
+    """The victim's p99 beside the attacker over its p99 alone, in one suite."""
+    with EmbeddedSuite.start(limits=limits) as suite:
+        alone, victim, attacker = (suite.open_episode() for _ in range(3))
+        solo = _victim(alone.start_urls["ehr"])
+        flood = _client("attacker", attacker.start_urls["ehr"], kind, str(PAGES * 0.075 + 3))
+        time.sleep(1.0)  # the flood under way, its burst spent, before the victim starts
+        beside = _victim(victim.start_urls["ehr"])
+        sent = int(json.loads(flood.communicate(timeout=300)[0]))
+    assert sent > 0
+    return beside / solo
+
+
+def ratios(limits: SuiteLimits | None, kind: str, within: bool) -> list[float]:
+    """One trial's ratio if it already settles the question, else three (the median is
+    held to the goal)."""
+    first = ratio(limits, kind)
+    if (first <= GOAL) == within:
+        return [first]
+    return [first, ratio(limits, kind), ratio(limits, kind)]
+
+
+@pytest.mark.parametrize("kind", ["pages", "bodies"])
+def test_a_victim_beside_an_attacker_keeps_its_solo_latency(kind: str) -> None:
+    # pages: 48 connections requesting the attacker's own pages as fast as they are answered;
+    # bodies: two connections posting 200 MiB bodies, over and over.
+    found = ratios(None, kind, within=True)
+    assert statistics.median(found) <= GOAL, found
+
+
+def test_without_the_bounds_the_same_flood_slows_the_victim() -> None:
+    found = ratios(LIFTED, "pages", within=False)
+    assert statistics.median(found) > GOAL, found
