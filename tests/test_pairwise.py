@@ -241,7 +241,7 @@ def _execute(spec: str, out: Path) -> Path:
                 out=out,
                 workers=2,
                 time_limit=120,
-                tasks="pa-*g7-00[1-3]",
+                tasks="pa-*g8-00[1-3]",
             )
         )
     )

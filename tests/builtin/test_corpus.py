@@ -119,7 +119,8 @@ def test_the_release_retires_the_old_ids_and_never_reuses_them() -> None:
     assert len(old) >= 63 and "pa-20260302-013" in old and "dme-20260302-007" in old
     current = {t.id for t in load_corpus(builtin_corpus_path()).tasks}
     assert current and not current & old
-    assert all("-g7-" in i for i in current)
+    assert all("-g8-" in i for i in current)
+    assert len({i for i in old if "-g7-" in i}) >= 63  # every generator-7 id, retired
 
 
 def test_every_builtin_task_states_its_answer_key() -> None:

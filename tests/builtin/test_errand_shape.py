@@ -34,7 +34,7 @@ def test_the_card_shape_has_its_episodes_legs_archetype_counts_and_pairs(tmp_pat
     for patient in per_patient:
         kinds = [t["template_id"] for t in tasks if t["record"] == patient]
         assert len(set(kinds)) == len(kinds), patient  # never the same errand twice
-    assert all(t["id"].startswith(f"pe3c-{ERRANDS_SEED}-") for t in tasks)
+    assert all(t["id"].startswith(f"pe4c-{ERRANDS_SEED}-") for t in tasks)
     assert all(t["checks"][-1]["exclusive"] for t in tasks)
 
 

@@ -18,7 +18,7 @@ from endstate.corpus.loader import load_corpus
 from endstate.errors import EndstateError
 from endstate.runs.session import RunOptions, execute
 
-TASKS = "*-g7-00[1-3]"  # a slice of every family: nine tasks
+TASKS = "*-g8-00[1-3]"  # a slice of every family: nine tasks
 
 
 def test_the_kind_is_registered_and_refuses_a_missing_corpus(tmp_path: Path) -> None:

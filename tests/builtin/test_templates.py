@@ -119,3 +119,26 @@ def test_every_mutation_kind_is_present_in_new_templates() -> None:
     for template in NEW:
         assert "drop-step" in kinds[template], template
         assert len(kinds[template]) >= 2, template
+
+
+def test_the_denied_amount_is_of_some_lines_never_a_claim_denied_as_a_whole() -> None:
+    """A reason that judges the whole claim denies every line, so summing its denied lines is
+    only the claim's total: the template takes a claim with a paid line beside the denied."""
+    from endstate.builtin.templates.common import WorldView
+    from endstate.builtin.templates.denials.denied_amount import DeniedAmount
+    from endstate.envs.world import generate_world
+    from endstate.envs.world.catalog import CLAIM_LEVEL_CARCS
+
+    for seed in (BUILTIN_SEED, 1, 7):
+        w = WorldView(generate_world(seed))
+        keys = DeniedAmount().candidates(w)
+        assert keys, seed
+        for key in keys:
+            d = w.denial(key)
+            assert (d.lines[0].group, d.lines[0].carc) not in CLAIM_LEVEL_CARCS, key
+            assert any(x.paid > 0 or x.carc == "45" for x in d.lines), key
+    amounts = [t for t in _builtin() if t["template_id"] == "dn.hard.denied-amount"]
+    assert amounts
+    for t in amounts:
+        denied, total = re.findall(r"\$([\d,]+\.\d\d)", t["rationale"])
+        assert denied != total, t["id"]

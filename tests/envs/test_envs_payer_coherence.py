@@ -201,3 +201,35 @@ def test_a_generated_task_with_a_slip_in_its_text_is_refused() -> None:
     slipped = replace(first, data={**first.data, "instruction": first.data["instruction"] + " "})
     with pytest.raises(GenerationError, match=f"{first.data['id']}: instruction has leading"):
         require_clean([slipped, *made[1:]])
+
+
+@pytest.mark.parametrize("reason", [("PR", "27"), ("CO", "22"), ("CO", "29")])
+def test_catches_a_paid_line_on_a_claim_denied_as_a_whole(reason: tuple[str, str]) -> None:
+    """Coverage ended, another payer first, filed late: each judges the claim, and its lines
+    share one date of service, so a line paid beside one denied for it is refused."""
+    w, claim = next(
+        (w, c)
+        for w in map(generate_world, SEEDS)
+        for c in w.denials
+        if len(c.lines) > 1 and (c.lines[0].group, c.lines[0].carc) == reason
+    )
+    assert all(x.paid == 0 and (x.group, x.carc) == reason for x in claim.lines)
+    paid = replace(claim.lines[1], group="CO", carc="45", allowed=10.0, paid=10.0)
+    w.denials[w.denials.index(claim)] = replace(
+        claim, lines=[claim.lines[0], paid, *claim.lines[2:]]
+    )
+    assert _named(
+        problems(w), claim.claim_id, f"on a claim denied {reason[0]}-{reason[1]} as a whole"
+    )
+
+
+def test_a_world_with_a_paid_line_on_a_claim_denied_as_a_whole_is_not_generated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The generator's own check stops it: drawn the old way (only the first line sure to be
+    denied), the built-in seed's claim-level denials with more than one line carry paid ones."""
+    from endstate.envs.world import claims
+
+    monkeypatch.setattr(claims.catalog, "CLAIM_LEVEL_CARCS", frozenset())
+    with pytest.raises(ValueError, match="as a whole"):
+        generate_world(20260302)

@@ -32,7 +32,7 @@ from endstate.corpus.native import FORMAT
 from endstate.envs.world import DEFAULT_CLOCK, GENERATOR_VERSION, generate_world
 from endstate.errors import EndstateError
 
-# Ids name the family, the seed and the world generator (`pa-20260302-g7-013`): a task made
+# Ids name the family, the seed and the world generator (`pa-20260302-g8-013`): a task made
 # again under another generator is another task, never the old id with a new meaning.
 ID_PREFIX = {"prior_auth": "pa", "appeals_denials": "dn", "dme": "dme"}
 Cell = tuple[str, str]  # (family, tier)

@@ -33,13 +33,15 @@ from endstate.scoring.answer_match import normalize_text
 
 FAMILY = "patient_errands"
 # The errands' version, carried in every id (pe2-<seed>-001): bumped whenever a seed's
-# errands change what they ask or what their golds are, so an id once published is retired,
-# never reused for another errand (a baseline keyed by id cannot compare two different tasks).
+# errands change what they ask, what their golds are or the world they pin, so an id once
+# published is retired, never reused for another errand (a baseline keyed by id cannot
+# compare two different tasks).
 # 1: pe-<seed>-NNN; 2: the population follows the payer and clinical rules, instructions
 # never spell out the look-alike they ask the agent to find; 3: exclusive write legs (no
 # collateral harm), messages graded on the facts they carry, golds no constant can guess
-# (the normal-range leg replaced by a result count), lab values within their printed rounding.
-ERRANDS_VERSION = 3
+# (the normal-range leg replaced by a result count), lab values within their printed rounding;
+# 4: the same errands pinned to world generator 8 (the portal population is unchanged).
+ERRANDS_VERSION = 4
 ID_PREFIX = f"pe{ERRANDS_VERSION}"
 MIN_LEGS, MAX_LEGS = 3, 6
 TIER_BY_LEGS = {3: "easy", 4: "medium", 5: "hard", 6: "hard"}

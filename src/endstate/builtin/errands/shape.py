@@ -4,7 +4,7 @@ patient from different archetypes, 398 legs in all, and the card's archetype cou
 The card (huggingface.co/datasets/wnkh/pha) as stored gives the totals and two archetype counts
 (checking messages 20, new pharmacy 16); the other 64 episodes are spread over the remaining
 five archetypes as evenly as they go (13, 13, 13, 13, 12) — an assumption until the card's
-table is known. The ids carry a `c` (`pe3c-<seed>-NNN`), so they never collide with the mixed
+table is known. The ids carry a `c` (`pe4c-<seed>-NNN`), so they never collide with the mixed
 set's ids of the same seed.
 
 The built-in portal has 48 patients, not 50: the shape then keeps the card's episodes, legs

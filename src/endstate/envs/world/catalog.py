@@ -273,6 +273,15 @@ CARCS: tuple[Carc, ...] = tuple(
     )
 )
 
+# Reasons that by their published meaning (rules.remittance) judge the whole claim, not one
+# service on it: the plan had ended on the date of service (PR-27), another payer pays first
+# (CO-22), the claim was filed too late (CO-29). Claim lines carry no date of their own, so a
+# payer that gives one of these denies every line with it; the other reasons may fall on one
+# line and leave the rest paid (a duplicate, OA-18, may be one service billed twice).
+CLAIM_LEVEL_CARCS: frozenset[tuple[str, str]] = frozenset(
+    {("PR", "27"), ("CO", "22"), ("CO", "29")}
+)
+
 # The adjustments a paid remittance line carries besides its headline reason (CARC group-code).
 CONTRACTUAL = ("CO", "45", CARC_TEXT["45"])
 # The member's share on a paid line, as a remittance names it.

@@ -61,20 +61,25 @@ class ClaimsGen(GenBase):
         self, dept: Department, carc: Carc, kind: str, years: int
     ) -> tuple[list[Dx], list[DenialLine]]:
         """One to three lines of one episode of care (procedures one diagnosis indicates for a
-        patient of this age, sides from that diagnosis); the first is always denied. Each line
-        balances: billed - paid is the sum of its adjustments, the member's share on PR."""
+        patient of this age, sides from that diagnosis); the first is always denied, and every
+        line when the reason judges the whole claim (catalog.CLAIM_LEVEL_CARCS), each with the
+        first line's remarks. Each line balances: billed - paid is the sum of its adjustments,
+        the member's share on PR. The random draws are the same whatever the reason."""
         rng = self.rng
         diagnoses, services = pick_episode(rng, dept, years, rng.randint(1, 3))
         fees = {p.code: p.fee for p in dept.procedures}
         share = share_for(kind, rng)
+        whole_claim = (carc.group, carc.code) in catalog.CLAIM_LEVEL_CARCS
         lines: list[DenialLine] = []
         for i, svc in enumerate(services, 1):
             billed = round(fees[svc.cpt] * svc.quantity * rng.uniform(0.9, 1.1) * 100)
-            denied_line = i == 1 or rng.random() < 0.4
-            if denied_line:
+            drawn_denied = i == 1 or rng.random() < 0.4
+            if drawn_denied or whole_claim:
                 group, code, text = carc.group, carc.code, carc.description
                 fitting = [r for r in carc.remarks if remark_fits(r, kind)]
-                rarcs = fitting[: rng.randint(0, len(fitting))]
+                rarcs = fitting[: rng.randint(0, len(fitting))] if drawn_denied else []
+                if whole_claim and lines:
+                    rarcs = list(lines[0].rarcs)
                 allowed, paid, adjustments = denied_money(billed, group, code)
             else:
                 group, code, text = catalog.CONTRACTUAL

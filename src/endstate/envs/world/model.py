@@ -16,7 +16,7 @@ from typing import Any
 from endstate.rules import cob
 from endstate.rules import coverage as coverage_rule
 
-GENERATOR_VERSION = "7"
+GENERATOR_VERSION = "8"
 DEFAULT_CLOCK = "2026-03-02T09:00:00"
 DEFAULT_SEED = 20260302
 

@@ -3,7 +3,8 @@
 Where `coherence` holds records to the clinical catalogue, this holds them to what payers do:
 each plan's windows are its kind's; the plans in force are ranked as coordination of benefits
 orders them; a claim went to the plan that paid first on its date of service, inside that
-plan's period, with no member share a plan forbids and no remark its payer cannot send; a DME
+plan's period, with no member share a plan forbids and no remark its payer cannot send, and
+every line denied when its reason judges the whole claim; a DME
 order sits on the plan that pays first the day it was placed, for an item the plan's kind
 covers, with a supplier accredited for it; no service no payer reviews is on a plan's list;
 no plain film follows an MRI of the same joint.
@@ -16,6 +17,7 @@ from datetime import date, timedelta
 from functools import partial
 
 from endstate.envs.world import dme_catalog
+from endstate.envs.world.catalog import CLAIM_LEVEL_CARCS
 from endstate.envs.world.model import Denial, DmeOrder, Document, Referral, World
 from endstate.rules import cob, dme
 from endstate.rules.authorization import may_require_auth
@@ -119,6 +121,7 @@ def claim_rule_problems(world: World, claim: Denial) -> list[str]:
         if first is None or first.id != cov.id:
             who = first.id if first else "none"
             out.append(f"{label}: billed to {cov.id}, but {who} paid first on its date of service")
+    out += _whole_claim_problems(claim)
     if not cost_sharing_allowed(plan.kind):
         owed = [
             f"PR-{a.carc}"
@@ -138,6 +141,21 @@ def claim_rule_problems(world: World, claim: Denial) -> list[str]:
     filing = date.fromisoformat(claim.service_date) + timedelta(days=plan.timely_filing_days)
     if claim.timely_filing_deadline != filing.isoformat():
         out.append(f"{label}: filing deadline is not the service date + the plan's limit")
+    return out
+
+
+def _whole_claim_problems(claim: Denial) -> list[str]:
+    """A reason that judges the whole claim (coverage ended, another payer first, filed late:
+    catalog.CLAIM_LEVEL_CARCS) denies every line with it; its lines share one date of service,
+    so none of them can be paid or adjusted for another reason."""
+    out: list[str] = []
+    for group, carc in sorted({(x.group, x.carc) for x in claim.lines} & CLAIM_LEVEL_CARCS):
+        for x in claim.lines:
+            if x.paid > 0 or (x.group, x.carc) != (group, carc):
+                out.append(
+                    f"{claim.claim_id} line {x.line}: {x.group}-{x.carc}, paid {x.paid:.2f}, "
+                    f"on a claim denied {group}-{carc} as a whole"
+                )
     return out
 
 

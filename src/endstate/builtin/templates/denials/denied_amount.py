@@ -43,7 +43,13 @@ class DeniedAmount(TaskTemplate):
     scenario_label = "denial_triage"
 
     def candidates(self, w: WorldView) -> list[str]:
-        return [d.claim_id for d in w.world.denials if remittance_decides(d) and len(d.lines) >= 2]
+        """Claims with a paid line beside the denied ones: the sum is of some lines, not the
+        claim's total (a reason that judges the whole claim denies every line)."""
+        return [
+            d.claim_id
+            for d in w.world.denials
+            if remittance_decides(d) and any(x.carc == "45" for x in d.lines)
+        ]
 
     def build(self, w: WorldView, key: str, rng: random.Random) -> Draft:
         d = w.denial(key)
