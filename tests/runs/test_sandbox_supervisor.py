@@ -109,6 +109,18 @@ print(json.dumps({"claim": "done", "message": json.dumps(out)}))
 """
 
 
+PTYS = """\
+CAP = int(task["projection"]["instruction"])
+held, error = [], None
+try:
+    while len(held) < CAP:
+        held.append(os.openpty())
+except OSError as exc:
+    error = exc.strerror
+print(json.dumps({"claim": "done", "message": json.dumps({"ptys": len(held), "error": error})}))
+"""
+
+
 def _reach(tmp_path: Path, hardened: bool) -> tuple[dict[str, str] | None, str | None]:
     folder = tmp_path / f"reach-{hardened}"
     folder.mkdir()
@@ -167,6 +179,17 @@ def test_the_inode_quota_stops_a_flood_of_empty_files_with_enospc(tmp_path: Path
     mib = 1024
     assert on["slab_after_kib"] - on["slab_before_kib"] < 40 * mib, on
     assert off["slab_after_kib"] - off["slab_before_kib"] > 150 * mib, off
+
+
+@requires_sandbox
+def test_a_sandbox_holds_at_most_its_own_pseudo_terminals(tmp_path: Path) -> None:
+    """The kernel's ptys are one pool for the machine: a sandbox's own devpts caps its share.
+    Unhardened, the same agent takes every one it asks for (here 40, not the pool)."""
+    limits = SandboxLimits(ptys=8)
+    on = run_script(PTYS, tmp_path / "on", limits=limits, instruction="40")
+    assert on["ptys"] == 8 and on["error"] == "No space left on device", on
+    off = run_script(PTYS, tmp_path / "off", limits=limits, hardened=False, instruction="40")
+    assert off["ptys"] == 40 and off["error"] is None, off
 
 
 @requires_sandbox

@@ -98,6 +98,13 @@ def scratch_space(spec: SandboxSpec, staging: Path) -> list[Scratch]:
     return made
 
 
+def pty_folder(staging: Path) -> Path:
+    """Where `quota_mounts.py` mounts the sandbox's own devpts, bound at its /dev/pts."""
+    folder = staging / "scratch" / "pts"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def filesystem_args(
     spec: SandboxSpec, staging: Path, config: Path, gateway: Gateway | None
 ) -> list[str]:
@@ -129,6 +136,8 @@ def filesystem_args(
         Path("/etc/chromium/policies/managed/endstate.json"),
     )
     m.args += ["--proc", "/proc", "--dev", "/dev"]
+    if spec.hardened:  # its own ptys, at most `limits.ptys` (a device bind: ptys are devices)
+        m.args += ["--dev-bind", str(pty_folder(staging)), "/dev/pts"]
     for scratch in scratch_space(spec, staging):
         if spec.hardened:
             m.writable(scratch.folder, scratch.dest)

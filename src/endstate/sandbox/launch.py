@@ -24,7 +24,13 @@ from typing import Any
 
 from endstate.errors import EndstateError
 from endstate.sandbox.capture import Capture, drain
-from endstate.sandbox.filesystem import agent_env, filesystem_args, scratch_space, write_file
+from endstate.sandbox.filesystem import (
+    agent_env,
+    filesystem_args,
+    pty_folder,
+    scratch_space,
+    write_file,
+)
 from endstate.sandbox.gateway import Gateway
 from endstate.sandbox.spec import (
     AGENT_ID,
@@ -418,7 +424,8 @@ def quota_mounts_argv(spec: SandboxSpec, staging: Path, privileged: bool) -> lis
     """The prefix that runs bubblewrap in a mount namespace holding the sandbox's writable
     file systems, each with its byte and inode quota (`quota_mounts.py`)."""
     mounts = [[str(s.folder), s.size, s.inodes, s.mode] for s in scratch_space(spec, staging)]
-    plan = json.dumps({"user": not privileged, "mounts": mounts})
+    ptys = [str(pty_folder(staging)), spec.limits.ptys]
+    plan = json.dumps({"user": not privileged, "mounts": mounts, "ptys": ptys})
     return [sys.executable, "-I", "-S", str(QUOTA_MOUNTS), plan, "--"]
 
 

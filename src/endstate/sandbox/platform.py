@@ -58,14 +58,18 @@ def probe() -> SandboxSupport:
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return SandboxSupport(False, f"{bwrap}: {exc}", bwrap)
-    with tempfile.TemporaryDirectory(prefix="endstate-probe-") as folder:
-        plan = json.dumps({"user": not privileged, "mounts": [[folder, 1 << 20, 64, "1777"]]})
+    with tempfile.TemporaryDirectory(prefix="endstate-probe-") as root:
+        scratch, ptys = Path(root, "scratch"), Path(root, "pts")
+        scratch.mkdir()
+        ptys.mkdir()
+        mounts = [[str(scratch), 1 << 20, 64, "1777"]]
+        plan = json.dumps({"user": not privileged, "mounts": mounts, "ptys": [str(ptys), 4]})
         argv = [sys.executable, "-I", "-S", str(QUOTA_MOUNTS), plan, "--", bwrap]
         if not privileged:
             argv += ["--unshare-user"]
         argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
         argv += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
-        argv += ["--bind", folder, "/tmp", "--"]
+        argv += ["--dev-bind", str(ptys), "/dev/pts", "--bind", str(scratch), "/tmp", "--"]
         if privileged:
             argv += [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--no-new-privs"]
         argv += ["touch", "/tmp/probe"]
@@ -73,7 +77,7 @@ def probe() -> SandboxSupport:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=20)
         except (OSError, subprocess.SubprocessError) as exc:
             return SandboxSupport(False, f"{bwrap}: {exc}", bwrap, version, privileged, setpriv)
-        leaked = Path(folder, "probe").exists()  # the scratch tmpfs must stay in its namespace
+        leaked = Path(scratch, "probe").exists()  # the scratch tmpfs must stay in its namespace
     if done.returncode != 0 or leaked:
         why = _first_line(done.stderr) or f"exit status {done.returncode}"
         if leaked:

@@ -25,5 +25,10 @@ class SandboxLimits(BaseModel):
         description="Files and folders in /tmp and in the home folder, each (tmpfs nr_inodes).",
     )
     shm_inodes: int = Field(default=4096, ge=64, description="Files in /dev/shm (nr_inodes).")
+    # The kernel's pseudo-terminals are one pool for the whole machine (kernel.pty.max, 1,024
+    # kept back for the host): without a cap one sandbox could take all the others'.
+    ptys: int = Field(
+        default=64, ge=1, description="Pseudo-terminals open at once (its own devpts max)."
+    )
     output_bytes: int = Field(default=MiB, description="Bytes of stdout and of stderr kept.")
     ready_seconds: float = Field(default=60.0, description="Time allowed for the browser to start.")

@@ -10,8 +10,12 @@ makes every mount private, mounts one tmpfs per writable path with `size=` and
 in that namespace: they go with bubblewrap and the sandbox, and the host's mount table
 never shows them.
 
-SPEC is JSON: {"user": bool, "mounts": [[folder, bytes, inodes, mode], ...]}. Standard
-library only; a failure is one line on stderr and exit status 71, before bubblewrap runs.
+It also mounts the sandbox's own pseudo-terminals: a devpts instance with `max=`, bound over
+the sandbox's `/dev/pts`, since the kernel's ptys are one pool for the whole machine.
+
+SPEC is JSON: {"user": bool, "mounts": [[folder, bytes, inodes, mode], ...], "ptys":
+[folder, max] (optional)}. Standard library only; a failure is one line on stderr and exit
+status 71, before bubblewrap runs.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import os
 import sys
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
-MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
 EXIT_FAILED = 71  # EX_OSERR
 
 
@@ -65,6 +69,14 @@ def mount_tmpfs(folder: str, size: int, inodes: int, mode: str) -> None:
     _check(libc.mount(b"tmpfs", folder.encode(), b"tmpfs", flags, options), f"tmpfs on {folder}")
 
 
+def mount_ptys(folder: str, most: int) -> None:
+    """A devpts instance of the sandbox's own: at most `most` ptys, each its opener's only."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    options = f"newinstance,ptmxmode=0666,mode=0600,max={most}".encode()
+    flags = ctypes.c_ulong(MS_NOSUID | MS_NOEXEC)
+    _check(libc.mount(b"devpts", folder.encode(), b"devpts", flags, options), f"devpts on {folder}")
+
+
 def main(argv: list[str]) -> int:
     try:
         spec = json.loads(argv[0])
@@ -72,6 +84,9 @@ def main(argv: list[str]) -> int:
         enter(bool(spec["user"]))
         for folder, size, inodes, mode in spec["mounts"]:
             mount_tmpfs(str(folder), int(size), int(inodes), str(mode))
+        if spec.get("ptys"):
+            folder, most = spec["ptys"]
+            mount_ptys(str(folder), int(most))
     except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
         sys.stderr.write(f"endstate sandbox: cannot make the sandbox's scratch space: {exc}\n")
         return EXIT_FAILED
