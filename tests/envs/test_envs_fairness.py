@@ -1,12 +1,17 @@
-"""One attempt cannot slow another's pages: a victim's p99 page latency beside an attacker
-stays within 1.5x its p99 alone, with the suite's per-client bounds as shipped; with the
-bounds lifted, the same flood slows it many times over (what the bounds are for).
+"""One attempt cannot slow another's pages: a victim's p99 page latency while an attacker
+floods stays within 1.5x its p99 while the attacker is quiet, with the suite's per-client
+bounds as shipped; with the bounds lifted, the same flood slows it many times over (what the
+bounds are for).
 
 The suite runs in this process, as in a run; the victim and the attacker are processes of
 their own, as sandboxed agents are, each bound to an episode of its own. The victim asks for
-its worklist every 60 ms (inside its own rate) and times each page. Latency on a shared
-machine is noisy, so a trial that misses the goal is run twice more and the median of the
-three ratios is held to it.
+its worklist every 60 ms and times each page. The attacker floods in phases (on for PHASE
+seconds, off for as long, by the wall clock both share), so the victim's pages beside the
+flood and alone are taken in turns over the same stretch of time: whatever else the machine
+is doing (a test suite running beside this one) falls on both sides alike. A page within
+SETTLE of a phase's start is left out (the attacker's burst being spent, or its last requests
+draining). Latency on a shared machine is still noisy, so a trial that misses the goal is run
+twice more and the median of the three ratios is held to it.
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ from endstate.envs import EmbeddedSuite
 from endstate.envs.suite.limits import SuiteLimits
 
 GOAL = 1.5
-PAGES = 200  # p99 is then the third slowest page: two stalls of a busy machine do not set it
+PHASE = 2.0  # seconds the attacker floods, then as long quiet
+CYCLES = 8
+SETTLE = 0.4  # seconds at the start of each phase whose pages are left out
 LIFTED = SuiteLimits(
     requests_per_second=1e6,
     request_burst=10**6,
@@ -42,27 +49,34 @@ CLIENT = textwrap.dedent(
         r = await client.get(start)
         return str(r.url.copy_with(path="/", query=None)).rstrip("/")
 
-    async def victim(start, pages):
+    async def victim(start, begin, end):
         took = []
         async with httpx.AsyncClient(timeout=60) as c:
             base = await base_of(c, start)
-            for _ in range(pages):
+            await asyncio.sleep(max(0.0, begin - time.time()))
+            while time.time() < end:
+                at = time.time()
                 t = time.perf_counter()
                 r = await c.get(base + "/worklist")
-                took.append((time.perf_counter() - t) * 1000)
+                took.append([at, (time.perf_counter() - t) * 1000])
                 assert r.status_code == 200, r.status_code
                 await asyncio.sleep(0.06)
         print(json.dumps(took))
 
-    async def attacker(start, kind, seconds):
+    def flooding(begin, phase):
+        return (time.time() - begin) % (2 * phase) < phase
+
+    async def attacker(start, kind, begin, end, phase):
         async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=48)) as c:
             base = await base_of(c, start)
-            end = time.monotonic() + seconds
             sent = 0
             body = b"x" * (200 << 20) if kind == "bodies" else b""
             async def one():
                 nonlocal sent
-                while time.monotonic() < end:
+                while time.time() < end:
+                    if time.time() < begin or not flooding(begin, phase):
+                        await asyncio.sleep(0.02)
+                        continue
                     try:
                         if kind == "bodies":
                             await c.post(base + "/referrals/R/notes", content=body,
@@ -76,9 +90,9 @@ CLIENT = textwrap.dedent(
         print(json.dumps(sent))
 
     if sys.argv[1] == "victim":
-        asyncio.run(victim(sys.argv[2], int(sys.argv[3])))
+        asyncio.run(victim(sys.argv[2], float(sys.argv[3]), float(sys.argv[4])))
     else:
-        asyncio.run(attacker(sys.argv[2], sys.argv[3], float(sys.argv[4])))
+        asyncio.run(attacker(sys.argv[2], sys.argv[3], *map(float, sys.argv[4:7])))
     """
 )
 
@@ -94,22 +108,29 @@ def _client(*args: str) -> subprocess.Popen[str]:
     )
 
 
-def _victim(start: str) -> float:
-    out, _ = _client("victim", start, str(PAGES)).communicate(timeout=300)
-    return p99(json.loads(out))
-
-
 def ratio(limits: SuiteLimits | None, kind: str) -> float:
-    """The victim's p99 beside the attacker over its p99 alone, in one suite."""
+    """The victim's p99 while the attacker floods over its p99 while it is quiet, in one run."""
     with EmbeddedSuite.start(limits=limits) as suite:
-        alone, victim, attacker = (suite.open_episode() for _ in range(3))
-        solo = _victim(alone.start_urls["ehr"])
-        flood = _client("attacker", attacker.start_urls["ehr"], kind, str(PAGES * 0.075 + 3))
-        time.sleep(1.0)  # the flood under way, its burst spent, before the victim starts
-        beside = _victim(victim.start_urls["ehr"])
+        victim, attacker = (suite.open_episode() for _ in range(2))
+        begin = time.time() + 3.0  # both clients started and bound before the first phase
+        end = begin + 2 * PHASE * CYCLES
+        flood = _client(
+            "attacker", attacker.start_urls["ehr"], kind, str(begin), str(end), str(PHASE)
+        )
+        out, _ = _client("victim", victim.start_urls["ehr"], str(begin), str(end)).communicate(
+            timeout=300
+        )
         sent = int(json.loads(flood.communicate(timeout=300)[0]))
     assert sent > 0
-    return beside / solo
+    beside, alone = [], []
+    for at, took in json.loads(out):
+        into = (at - begin) % (2 * PHASE)
+        if SETTLE <= into < PHASE:
+            beside.append(took)
+        elif into >= PHASE + SETTLE:
+            alone.append(took)
+    assert len(beside) > 100 and len(alone) > 100, (len(beside), len(alone))
+    return p99(beside) / p99(alone)
 
 
 def ratios(limits: SuiteLimits | None, kind: str, within: bool) -> list[float]:
