@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
+
+def first_problem(exc: ValidationError) -> str:
+    """A validation error as one line, `field.path: message`, naming its first problem (`$`:
+    the document itself)."""
+    first = exc.errors()[0]
+    loc = ".".join(str(p) for p in first["loc"]) or "$"
+    return f"{loc}: {first['msg']}"
+
 
 def listed(lines: list[str], shown: int = 30) -> str:
     """Problems one per line, the first `shown` of them, then how many more there are: a

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from endstate.build import BuildInfo
-from endstate.errors import EndstateError
+from endstate.errors import EndstateError, first_problem
 from endstate.runs.store import write_atomically
 
 GRID_MANIFEST = "grid.json"
@@ -76,6 +76,4 @@ def read_grid_manifest(root: Path) -> GridManifest:
     try:
         return GridManifest.model_validate_json(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "$"
-        raise EndstateError(f"{path}: {loc}: {first['msg']}") from None
+        raise EndstateError(f"{path}: {first_problem(exc)}") from None

@@ -23,15 +23,32 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
-from endstate.errors import EndstateError
+from endstate.errors import EndstateError, first_problem
 
 PromptModeName = Literal["task", "task+guidance"]
 ObservationName = Literal["screenshot", "accessibility", "both"]
 _NAME = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+
+
+def plain_name(value: str) -> str:
+    """A name that is also a folder name: letters, digits, '.', '_' and '-'."""
+    if not _NAME.match(value):
+        raise ValueError(f"{value!r}: letters, digits, '.', '_' and '-' only (at most 64)")
+    return value
+
+
+PlainName = Annotated[str, AfterValidator(plain_name)]
 
 
 class GridAgent(BaseModel):
@@ -42,16 +59,9 @@ class GridAgent(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(description="The agent's name in every table (letters, digits, . _ -).")
+    name: PlainName = Field(description="The agent's name in every table (letters, digits, . _ -).")
     agent: str = Field(min_length=1, description="The agent spec, e.g. cu-chat:MODEL.")
     options: dict[str, Any] = Field(default_factory=dict, description="Its kind's options.")
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError(f"{value!r}: letters, digits, '.', '_' and '-' only (at most 64)")
-        return value
 
 
 class GridSpec(BaseModel):
@@ -59,7 +69,7 @@ class GridSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(description="The grid's name.")
+    name: PlainName = Field(description="The grid's name.")
     corpus: str = Field(default="builtin", description="Corpus folder or built-in name.")
     split: str | None = Field(
         default=None, description="A split of the corpus (its folder of that name)."
@@ -78,13 +88,6 @@ class GridSpec(BaseModel):
     observations: list[ObservationName] | None = Field(
         default=None, description="Omitted: no observation axis (each agent's own)."
     )
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError(f"{value!r}: letters, digits, '.', '_' and '-' only (at most 64)")
-        return value
 
     @field_validator("agents")
     @classmethod
@@ -128,9 +131,7 @@ def parse_grid(content: str, where: str) -> GridSpec:
     try:
         return GridSpec.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "$"
-        raise EndstateError(f"{where}: {loc}: {first['msg']}") from None
+        raise EndstateError(f"{where}: {first_problem(exc)}") from None
 
 
 def load_grid(path: Path) -> LoadedGrid:

@@ -36,7 +36,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from endstate.boundary import Weakening
-from endstate.errors import EndstateError
+from endstate.errors import EndstateError, first_problem
 from endstate.manifest import GatesPin
 from endstate.records import TaskRecord
 from endstate.report.outcomes import section_outcomes
@@ -135,9 +135,7 @@ def parse(content: str, where: str) -> GatesFile:
     try:
         return GatesFile.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "$"
-        raise EndstateError(f"{where}: {loc}: {first['msg']}") from None
+        raise EndstateError(f"{where}: {first_problem(exc)}") from None
 
 
 def pin(path: Path) -> GatesPin:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -10,6 +10,11 @@ WIDTH = 520
 BAR_HEIGHT = 26
 LEFT = 150
 RIGHT = 70
+
+
+def label_room(labels: Iterable[str]) -> int:
+    """Pixels left of the plot: room for the longest label, at least the usual margin."""
+    return max(LEFT, 7 * max((len(label) for label in labels), default=0) + 12)
 
 
 @dataclass(frozen=True)
@@ -23,7 +28,7 @@ class Bar:
 
 def interval_bars(title: str, bars: Sequence[Bar]) -> str:
     """Horizontal bars on a 0–100% axis, with interval whiskers where given."""
-    left = max(LEFT, 7 * max((len(b.label) for b in bars), default=0) + 12)
+    left = label_room(b.label for b in bars)
     width = left + WIDTH - LEFT
     plot = width - left - RIGHT
     height = 30 + BAR_HEIGHT * len(bars) + 24
@@ -115,7 +120,7 @@ def heat_map(
     """A rows × columns grid of shares, each cell its value and interval; a cell with no value
     (a configuration that did not finish) is hatched and says so, never drawn as zero."""
     cell_w, cell_h, top = 130, 46, 48
-    left = max(LEFT, 7 * max((len(r) for r in rows), default=0) + 12)
+    left = label_room(rows)
     width = max(left + cell_w * len(columns) + 10, 7 * len(title) + 10)
     height = top + cell_h * len(rows) + 10
     out = [
@@ -163,7 +168,7 @@ def heat_map(
 def value_bars(title: str, bars: Sequence[tuple[str, float | None, str]]) -> str:
     """Horizontal bars of amounts (label, value, format) scaled to the largest; a value that is
     None is written `missing` with no bar, never drawn as zero."""
-    left = max(LEFT, 7 * max((len(label) for label, _, _ in bars), default=0) + 12)
+    left = label_room(label for label, _, _ in bars)
     width = left + WIDTH - LEFT
     plot = width - left - RIGHT
     top = max((v for _, v, _ in bars if v is not None), default=0.0) or 1.0
