@@ -131,7 +131,10 @@ def ratio(limits: SuiteLimits | None, kind: str) -> float:
             beside.append(took)
         elif into >= PHASE + SETTLE:
             alone.append(took)
-    assert len(beside) >= 30 and len(alone) >= 30, (len(beside), len(alone))  # p99: 2nd slowest at 150
+    assert len(beside) >= 30 and len(alone) >= 30, (
+        len(beside),
+        len(alone),
+    )  # p99: 2nd slowest at 150
     return p99(beside) / p99(alone)
 
 
