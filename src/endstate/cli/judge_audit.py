@@ -10,6 +10,8 @@ from typing import Annotated
 
 import typer
 
+from endstate.cli.view import LoopbackHost, LoopbackPort, NoOpen
+
 RunDir = Annotated[Path, typer.Argument(help="A run directory.", metavar="RUN_DIR")]
 Size = Annotated[int, typer.Option("--size", min=1, help="Items to sample (at most).")]
 Seed = Annotated[int, typer.Option("--seed", help="Seed of the draw: same seed, same sample.")]
@@ -48,13 +50,9 @@ def label_cmd(
     run_dir: RunDir,
     size: Size = 50,
     seed: Seed = 0,
-    host: Annotated[
-        str, typer.Option(help="Loopback address to listen on (127.0.0.1, ::1, localhost).")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free one).")] = 0,
-    no_open: Annotated[
-        bool, typer.Option("--no-open", help="Print the URL without opening a browser.")
-    ] = False,
+    host: LoopbackHost = "127.0.0.1",
+    port: LoopbackPort = 0,
+    no_open: NoOpen = False,
 ) -> None:
     """Serve the labelling page (drawing the sample first if there is none; Ctrl-C stops)."""
     from endstate.judge_audit.sample import create_sample, sample_path

@@ -8,16 +8,20 @@ from typing import Annotated
 
 import typer
 
+# A page served on loopback (the viewer, the judge audit's labelling page): where, and whether
+# to open it.
+LoopbackHost = Annotated[
+    str, typer.Option(help="Loopback address to listen on (127.0.0.1, ::1, localhost).")
+]
+LoopbackPort = Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free one).")]
+NoOpen = Annotated[bool, typer.Option("--no-open", help="Print the URL without opening a browser.")]
+
 
 def view(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.", metavar="RUN_DIR")],
-    host: Annotated[
-        str, typer.Option(help="Loopback address to listen on (127.0.0.1, ::1, localhost).")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free one).")] = 0,
-    no_open: Annotated[
-        bool, typer.Option("--no-open", help="Print the URL without opening a browser.")
-    ] = False,
+    host: LoopbackHost = "127.0.0.1",
+    port: LoopbackPort = 0,
+    no_open: NoOpen = False,
 ) -> None:
     """Serve a read-only page to step through a run's attempts (Ctrl-C stops it)."""
     from endstate.runs.viewer import serve

@@ -30,11 +30,11 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
 )
 
-from endstate.errors import EndstateError, first_problem
+from endstate.errors import EndstateError
+from endstate.yamlfile import validated, yaml_data
 
 PromptModeName = Literal["task", "task+guidance"]
 ObservationName = Literal["screenshot", "accessibility", "both"]
@@ -120,18 +120,10 @@ class LoadedGrid(BaseModel):
 
 
 def parse_grid(content: str, where: str) -> GridSpec:
-    import yaml
-
-    try:
-        data = yaml.safe_load(content)
-    except yaml.YAMLError as exc:
-        raise EndstateError(f"{where}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    data = yaml_data(content, where)
     if not isinstance(data, dict):
         raise EndstateError(f"{where}: expected a mapping (name, agents, prompt_modes, ...)")
-    try:
-        return GridSpec.model_validate(data)
-    except ValidationError as exc:
-        raise EndstateError(f"{where}: {first_problem(exc)}") from None
+    return validated(GridSpec, data, where)
 
 
 def load_grid(path: Path) -> LoadedGrid:

@@ -33,15 +33,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from endstate.boundary import Weakening
-from endstate.errors import EndstateError, first_problem
+from endstate.errors import EndstateError
 from endstate.manifest import GatesPin
 from endstate.records import TaskRecord
 from endstate.report.outcomes import section_outcomes
 from endstate.report.summary import headline_records, summarize
 from endstate.stats import wilson_interval
+from endstate.yamlfile import validated, yaml_data
 
 Metric = Literal[
     "pass_rate", "wilson_lower", "mean_score", "reliable", "count", "no_regression", "weakenings"
@@ -126,16 +127,7 @@ class GateResult(BaseModel):
 
 
 def parse(content: str, where: str) -> GatesFile:
-    import yaml
-
-    try:
-        data = yaml.safe_load(content)
-    except yaml.YAMLError as exc:
-        raise EndstateError(f"{where}: not valid YAML ({str(exc).splitlines()[0]})") from None
-    try:
-        return GatesFile.model_validate(data)
-    except ValidationError as exc:
-        raise EndstateError(f"{where}: {first_problem(exc)}") from None
+    return validated(GatesFile, yaml_data(content, where), where)
 
 
 def pin(path: Path) -> GatesPin:
