@@ -308,9 +308,14 @@ def readable_rows(page: Page, cdp: CDPSession) -> tuple[int, int]:
     return int(text), rows
 
 
+LabRuns = list[tuple[list[float], list[float]]]
+
+
 def interactive_times(
-    suite: EmbeddedSuite, bodies: dict[str, bytes], n: int
-) -> tuple[dict[str, dict[str, list[float]]], dict[str, tuple[int, int]]]:
+    suite: EmbeddedSuite, bodies: dict[str, bytes], n: int, runs: int
+) -> tuple[dict[str, dict[str, list[float]]], dict[str, tuple[int, int]], LabRuns]:
+    """Every page against its static copy once; the lab page against the floor in `runs`
+    runs of `n` loads each (the issue's goal is the median of the per-run ratios)."""
     pages = pages_for(suite)
     keys = {name: f"p{i}" for i, name in enumerate(pages)}
     labs = keys[next(name for name in pages if "lab results" in name)]
@@ -323,6 +328,7 @@ def interactive_times(
     info = suite.open_episode()
     out: dict[str, dict[str, list[float]]] = {}
     readable: dict[str, tuple[int, int]] = {}
+    runs_out: LabRuns = []
     try:
         with BrowserHost() as host:
             context = host.new_context()
@@ -349,11 +355,36 @@ def interactive_times(
                 times = [time_to_interactive(page, f"{static.url}/ref/{name}") for _ in range(n)]
                 out[name] = {"page": times, "reference": times}
                 readable[name] = readable_rows(page, cdp)
+            lab_url = suite.urls[PORTAL] + "/labs"
+            floor_url = f"{static.url}/ref/{FLOOR}"
+            for _ in range(runs - 1):  # the first run is the one above
+                runs_out.append(
+                    (
+                        [time_to_interactive(page, lab_url) for _ in range(n)],
+                        [time_to_interactive(page, floor_url) for _ in range(n)],
+                    )
+                )
             context.close()
     finally:
         static.stop()
         suite.close_episode(info.id)
-    return out, readable
+    first = next(r["page"] for name, r in out.items() if keys.get(name) == labs)
+    return out, readable, [(first, out[FLOOR]["page"]), *runs_out]
+
+
+LAB_GOAL = 1.20
+
+
+def lab_goal(runs: LabRuns, n: int) -> list[str]:
+    """The lab page over its floor, p50 over p50 in each run; the goal is the median ratio."""
+    ratios = [statistics.median(page) / statistics.median(floor) for page, floor in runs]
+    ratio = statistics.median(ratios)
+    verdict = "met" if ratio <= LAB_GOAL else "NOT met"
+    return [
+        f"Goal: the lab page within {LAB_GOAL:.2f}× its floor (median of the per-run ratios of "
+        f"p50s; {len(runs)} runs of {n} loads each). Per run: "
+        f"{', '.join(f'{r:.2f}' for r in ratios)}. Measured: {ratio:.2f} ({verdict}).",
+    ]
 
 
 def row(label: str, got: list[float], ref: list[float]) -> str:
@@ -367,6 +398,9 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=200)
     parser.add_argument("--renders", type=int, default=200)
     parser.add_argument("--navigations", type=int, default=30)
+    parser.add_argument(
+        "--runs", type=int, default=3, help="runs of the lab page against its floor (median ratio)"
+    )
     parser.add_argument("--write", type=Path, default=ROOT / "docs" / "benchmarks.md")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
@@ -377,7 +411,9 @@ def main() -> None:
     ):
         created = episode_creation(suite, args.episodes)
         renders, bodies = render_times(suite, args.renders)
-        interactive, readable = interactive_times(suite, bodies, args.navigations)
+        interactive, readable, lab_runs = interactive_times(
+            suite, bodies, args.navigations, max(1, args.runs)
+        )
 
     head = "| what | p50 ms | p95 ms | reference p50 ms | reference p95 ms | ratio (p50) |"
     rule = "|---|---:|---:|---:|---:|---:|"
@@ -420,13 +456,18 @@ def main() -> None:
     total = readable[LAB_PAGE][0]
     episode_p50 = statistics.median(created["grading"])
     slowest, worst = max(
-        ((name, statistics.median(r["page"])) for name, r in interactive.items()),
+        (
+            (name, statistics.median(r["page"]))
+            for name, r in interactive.items()
+            if "lab results" not in name  # judged against its floor below
+        ),
         key=lambda named: named[1],
     )
     lines += [
         f"Goals: episode < {EPISODE_GOAL_MS:.0f} ms — measured {episode_p50:.1f} ms p50 "
         f"({'met' if episode_p50 < EPISODE_GOAL_MS else 'NOT met'}); page interactive ≤ "
-        f"{INTERACTIVE_GOAL_MS:.0f} ms — slowest page {slowest}, {worst:.1f} ms p50 "
+        f"{INTERACTIVE_GOAL_MS:.0f} ms (every page but the lab page, judged against its floor "
+        f"below) — slowest page {slowest}, {worst:.1f} ms p50 "
         f"({'met' if worst <= INTERACTIVE_GOAL_MS else 'NOT met'}).",
         "",
         f"### The lab page against what Chromium needs for its {total:,} rows ({args.navigations} "
@@ -459,6 +500,8 @@ def main() -> None:
         "Chromium parses, styles and lays out each cell. The deferred layout is fast only "
         "because the rows it has not laid out are missing from its text and its accessibility "
         "tree, which the real portal's never are.",
+        "",
+        *lab_goal(lab_runs, args.navigations),
     ]
     body = "\n".join(lines) + "\n"
     print(body)
