@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from endstate.jmes import JMESPathError, compile_expression
@@ -42,16 +43,28 @@ def render_value(value: Any) -> str:
     return str(value)
 
 
+@lru_cache(maxsize=4096)
+def _pieces(template: str) -> tuple[str, ...]:
+    """The template split once: literal text at even positions, stripped expressions at odd."""
+    pieces = _PLACEHOLDER.split(template)
+    return tuple(piece if i % 2 == 0 else piece.strip() for i, piece in enumerate(pieces))
+
+
 def render(template: str, state: Any) -> str:
     """Replace each `{{ expr }}` with its JMESPath result on the state document.
 
     A query error renders as empty text, like a null result: the judge then sees no answer.
     """
-
-    def substitute(match: re.Match[str]) -> str:
+    pieces = _pieces(template)
+    if len(pieces) == 1:
+        return template
+    out = []
+    for i, piece in enumerate(pieces):
+        if i % 2 == 0:
+            out.append(piece)
+            continue
         try:
-            return render_value(compile_expression(match.group(1).strip()).search(state))
+            out.append(render_value(compile_expression(piece).search(state)))
         except JMESPathError:
-            return ""
-
-    return _PLACEHOLDER.sub(substitute, template)
+            out.append("")
+    return "".join(out)

@@ -12,13 +12,19 @@ from endstate.scoring.judge import Judge, JudgeUnavailable, RubricInput
 NO_JUDGE = "no judge configured"
 
 
-def render_rubric(check: JudgeCheck, state: Any) -> RubricInput:
-    return RubricInput(
-        description=render(check.description, state),
-        context=render(check.student_answer_context, state),
-        answer=render(check.student_answer, state),
-        rubric=render(check.rubric, state),
+def _rendered(check: JudgeCheck, state: Any) -> tuple[str, str, str, str]:
+    """The four texts a judge reads: description, context, answer, rubric."""
+    return (
+        render(check.description, state),
+        render(check.student_answer_context, state),
+        render(check.student_answer, state),
+        render(check.rubric, state),
     )
+
+
+def render_rubric(check: JudgeCheck, state: Any) -> RubricInput:
+    description, context, answer, rubric = _rendered(check, state)
+    return RubricInput(description=description, context=context, answer=answer, rubric=rubric)
 
 
 def judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | None) -> CheckVerdict:
@@ -31,13 +37,14 @@ def judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | None
         "points": check.points,
     }
     try:
-        rendered = render_rubric(check, state)
+        texts = _rendered(check, state)
     except Exception as exc:  # the benchmark fails a check whose templates cannot render
         detail = f"error rendering the rubric: {type(exc).__name__}: {exc}"
         return CheckVerdict(**base, earned=0.0, outcome="fail", detail=detail[:500])
-    base["answer"] = rendered.answer
-    if judge is None:
+    base["answer"] = texts[2]
+    if judge is None:  # nothing reads the rest: no judge input is built
         return CheckVerdict(**base, earned=0.0, outcome="ungraded", detail=NO_JUDGE)
+    rendered = RubricInput(description=texts[0], context=texts[1], answer=texts[2], rubric=texts[3])
     try:
         verdict = judge.grade(rendered)
     except JudgeUnavailable as exc:

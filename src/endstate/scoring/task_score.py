@@ -21,7 +21,9 @@ __all__ = [
 ]
 
 
-def _base(task: Task, attempt: str, judge: Judge | None) -> dict[str, Any]:
+def _base(
+    task: Task, attempt: str, judge: Judge | None, weight: float | None = None
+) -> dict[str, Any]:
     return {
         "task_id": task.id,
         "attempt": attempt,
@@ -29,7 +31,7 @@ def _base(task: Task, attempt: str, judge: Judge | None) -> dict[str, Any]:
         "tier": task.tier,
         "scenario_label": task.public.scenario_label,
         "template": task.template,
-        "weight": task.grading.weight,
+        "weight": task.grading.weight if weight is None else weight,
         "judge": judge.identity if judge else None,
     }
 
@@ -58,7 +60,7 @@ def score_task(
     score = earned / weight if weight else 0.0
     passed = not ungraded and weight > 0 and earned == weight
     return TaskRecord(
-        **_base(task, attempt, judge),
+        **_base(task, attempt, judge, weight),
         status="passed" if passed else "failed",
         score=score,
         earned=earned,
