@@ -92,113 +92,146 @@ class Runner:
                 queue.put_nowait((task, attempt))
 
         async def worker() -> None:
-            while True:
-                try:
-                    task, attempt = queue.get_nowait()
-                except asyncio.QueueEmpty:
-                    return
-                record = await self.attempt(task, attempt)
-                try:
-                    self.store.append(record)
-                except ValueError as exc:  # the record itself could not be written
-                    record = harness_fault(task, attempt, "write_record", exc, self.judge)
-                    self.store.append(record)
-                if self.on_record:
-                    self.on_record(record)
+            # An attempt is measured once its end state is scored; closing its browser context
+            # and episode and writing its record (an fsync) then overlap the next attempt.
+            # At most one attempt per worker is settling, so nothing piles up.
+            settling: asyncio.Task[None] | None = None
+            try:
+                while True:
+                    try:
+                        task, attempt = queue.get_nowait()
+                    except asyncio.QueueEmpty:
+                        return
+                    record, held = await self._measure(task, attempt)
+                    if settling is not None:
+                        await settling
+                    settling = asyncio.create_task(self._finish(task, attempt, record, held))
+            finally:
+                if settling is not None:
+                    await settling
 
         await asyncio.gather(*(worker() for _ in range(max(1, self.plan.workers))))
 
+    async def _finish(self, task: Task, attempt: str, record: TaskRecord, held: _Held) -> None:
+        record = await self._settle(record, held)
+        try:
+            self.store.append(record)
+        except ValueError as exc:  # the record itself could not be written
+            record = harness_fault(task, attempt, "write_record", exc, self.judge)
+            self.store.append(record)
+        if self.on_record:
+            self.on_record(record)
+
     async def attempt(self, task: Task, attempt: str) -> TaskRecord:
+        """One attempt, whole: its record once its context and episode are closed."""
+        record, held = await self._measure(task, attempt)
+        return await self._settle(record, held)
+
+    async def _measure(self, task: Task, attempt: str) -> tuple[TaskRecord, _Held]:
+        """The attempt up to its scored record; what it holds open is for the caller to settle."""
+        held = _Held()
         if task.id in self.plan.blocked:
-            return blocked(task, attempt, self.plan.blocked[task.id], self.judge)
+            return blocked(task, attempt, self.plan.blocked[task.id], self.judge), held
         started = time.monotonic()
         started_at = _now()
         try:
-            episode = await open_task_episode(self.env, task, f"{task.id}#{attempt}")
+            held.episode = await open_task_episode(self.env, task, f"{task.id}#{attempt}")
         except Exception as exc:
             fault = InfrastructureFault(kind="environment", call="open_episode", detail=str(exc))
-            return unmeasurable(
+            record = unmeasurable(
                 task,
                 attempt,
                 f"environment could not open an episode: {exc}",
                 self.judge,
                 infrastructure=fault,
             )
+            return record, held
         try:
-            record = await self._on_episode(task, attempt, episode, started, started_at)
+            record = await self._on_episode(task, attempt, held, started, started_at)
         except Exception as exc:  # a defect of the harness's: this attempt is lost, never the run
             record = harness_fault(task, attempt, "attempt", exc, self.judge)
         except BaseException:
-            await _quietly(self.env.close_episode(episode))
+            await self._release(held)
             raise
-        return await self._closed(record, episode)
+        return record, held
+
+    async def _settle(self, record: TaskRecord, held: _Held) -> TaskRecord:
+        """Close the attempt's browser context, then its episode (named in the record if the
+        close failed)."""
+        if held.context is not None:
+            await _quietly(held.context.close())
+        if held.episode is None:
+            return record
+        return await self._closed(record, held.episode)
+
+    async def _release(self, held: _Held) -> None:
+        """A cancelled attempt: close what it held, record nothing."""
+        if held.context is not None:
+            await _quietly(held.context.close())
+        if held.episode is not None:
+            await _quietly(self.env.close_episode(held.episode))
 
     async def _on_episode(
-        self, task: Task, attempt: str, episode: EpisodeHandle, started: float, started_at: str
+        self, task: Task, attempt: str, held: _Held, started: float, started_at: str
     ) -> TaskRecord:
-        """The attempt proper, on an open episode; the caller closes the episode."""
-        context: BrowserContext | None = None
-        try:
-            verdict = firewall.verify(task, binding=episode.binding)
-            if verdict.status == "blocked":
-                return blocked(task, attempt, verdict.reason or "blocked", self.judge)
-            projection = firewall.project(task, episode.binding)
-            trace_dir = self.store.trace_dir(task.id, attempt)
-            ctx = AttemptContext(
-                projection=projection,
-                start_urls=episode.start_urls,
-                max_steps=self.plan.max_steps,
-                time_limit=self.plan.time_limit,
-                trace_dir=trace_dir,
+        """The attempt proper, on an open episode; the caller closes what `held` holds."""
+        assert held.episode is not None
+        episode = held.episode
+        verdict = firewall.verify(task, binding=episode.binding)
+        if verdict.status == "blocked":
+            return blocked(task, attempt, verdict.reason or "blocked", self.judge)
+        projection = firewall.project(task, episode.binding)
+        trace_dir = self.store.trace_dir(task.id, attempt)
+        ctx = AttemptContext(
+            projection=projection,
+            start_urls=episode.start_urls,
+            max_steps=self.plan.max_steps,
+            time_limit=self.plan.time_limit,
+            trace_dir=trace_dir,
+        )
+        page: Page | None = None
+        generation = None
+        harness_reads = self.env.needs_harness_browser and not self.state_from_agent_browser
+        if self.browser is not None and (self.agent.uses_page or harness_reads):
+            try:
+                held.context, generation = await self.browser.new_context()
+                page = await held.context.new_page()
+            except Exception as exc:  # the agent never acted: nothing was measured
+                reason = f"infrastructure: no browser page for the attempt: {exc}"
+                no_page = InfrastructureFault(kind="browser", call="new_page", detail=str(exc))
+                return unmeasurable(task, attempt, reason[:500], self.judge, infrastructure=no_page)
+            if projection.start_url:
+                await _goto(page, projection.start_url)
+        outcome, repairs = await self._run_agent(ctx, page)
+        fault: InfrastructureFault | None = None
+        if generation is not None and self.browser and not self.browser.alive(generation):
+            # Not the agent's doing: the run's browser died under it (and the others).
+            lost = "the shared browser died during the attempt"
+            outcome = outcome.model_copy(update={"infrastructure_error": lost})
+            fault = InfrastructureFault(kind="browser", call="attempt", detail=lost)
+        elif outcome.infrastructure_error:
+            fault = InfrastructureFault(
+                kind="sandbox", call="start_agent", detail=outcome.infrastructure_error
             )
-            page: Page | None = None
-            generation = None
-            harness_reads = self.env.needs_harness_browser and not self.state_from_agent_browser
-            if self.browser is not None and (self.agent.uses_page or harness_reads):
-                try:
-                    context, generation = await self.browser.new_context()
-                    page = await context.new_page()
-                except Exception as exc:  # the agent never acted: nothing was measured
-                    reason = f"infrastructure: no browser page for the attempt: {exc}"
-                    no_page = InfrastructureFault(kind="browser", call="new_page", detail=str(exc))
-                    return unmeasurable(
-                        task, attempt, reason[:500], self.judge, infrastructure=no_page
-                    )
-                if projection.start_url:
-                    await _goto(page, projection.start_url)
-            outcome, repairs = await self._run_agent(ctx, page)
-            fault: InfrastructureFault | None = None
-            if generation is not None and self.browser and not self.browser.alive(generation):
-                # Not the agent's doing: the run's browser died under it (and the others).
-                lost = "the shared browser died during the attempt"
-                outcome = outcome.model_copy(update={"infrastructure_error": lost})
-                fault = InfrastructureFault(kind="browser", call="attempt", detail=lost)
-            elif outcome.infrastructure_error:
-                fault = InfrastructureFault(
-                    kind="sandbox", call="start_agent", detail=outcome.infrastructure_error
-                )
-            elif reached_no_model(outcome.usage):
-                # Not one model call answered: the agent never acted, the endpoint failed.
-                lost = model_lost(outcome)
-                outcome = outcome.model_copy(update={"infrastructure_error": lost})
-                fault = InfrastructureFault(kind="model", call="model_call", detail=lost)
-            facts = attempt_facts(outcome, episode.episode_id, started_at, started, repairs)
-            if self.plan.prices is not None:
-                facts.cost_usd = self.plan.prices.cost(self.model, facts)
-            _write_trace(trace_dir, outcome, facts)
-            if outcome.infrastructure_error:  # the agent never acted: nothing was measured
-                record = unmeasurable(
-                    task,
-                    attempt,
-                    f"infrastructure: {outcome.infrastructure_error}",
-                    self.judge,
-                    infrastructure=fault,
-                )
-                return record.model_copy(update={"facts": facts})
-            return await self._score(task, attempt, episode, page, facts, outcome)
-        finally:
-            if context is not None:
-                await _quietly(context.close())
+        elif reached_no_model(outcome.usage):
+            # Not one model call answered: the agent never acted, the endpoint failed.
+            lost = model_lost(outcome)
+            outcome = outcome.model_copy(update={"infrastructure_error": lost})
+            fault = InfrastructureFault(kind="model", call="model_call", detail=lost)
+        facts = attempt_facts(outcome, episode.episode_id, started_at, started, repairs)
+        if self.plan.prices is not None:
+            facts.cost_usd = self.plan.prices.cost(self.model, facts)
+        _write_trace(trace_dir, outcome, facts)
+        if outcome.infrastructure_error:  # the agent never acted: nothing was measured
+            record = unmeasurable(
+                task,
+                attempt,
+                f"infrastructure: {outcome.infrastructure_error}",
+                self.judge,
+                infrastructure=fault,
+            )
+            return record.model_copy(update={"facts": facts})
+        return await self._score(task, attempt, episode, page, facts, outcome)
 
     async def _closed(self, record: TaskRecord, episode: EpisodeHandle) -> TaskRecord:
         """Close the episode; a close that failed (every retry) is named in the record."""
@@ -262,6 +295,14 @@ class Runner:
         )
         facts = facts.model_copy(update={"scoring_seconds": round(time.monotonic() - began, 3)})
         return record.model_copy(update={"facts": facts, "outcomes": outcomes_of(task, state)})
+
+
+@dataclass
+class _Held:
+    """What an attempt holds open until it is settled: its episode and browser context."""
+
+    episode: EpisodeHandle | None = None
+    context: BrowserContext | None = None
 
 
 async def _goto(page: Page, url: str) -> None:
