@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -91,24 +91,34 @@ class Runner:
             if (task.id, attempt) not in done:
                 queue.put_nowait((task, attempt))
 
-        async def worker() -> None:
-            # An attempt is measured once its end state is scored; closing its browser context
-            # and episode and writing its record (an fsync) then overlap the next attempt.
-            # At most one attempt per worker is settling, so nothing piles up.
-            settling: asyncio.Task[None] | None = None
+        def take() -> tuple[Task, str] | None:
             try:
-                while True:
-                    try:
-                        task, attempt = queue.get_nowait()
-                    except asyncio.QueueEmpty:
-                        return
-                    record, held = await self._measure(task, attempt)
+                return queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return None
+
+        async def worker() -> None:
+            # Harness work overlaps the attempts: the next attempt's episode opens while this
+            # one runs, and once an attempt's end state is scored, closing its browser context
+            # and episode and writing its record (an fsync) overlap the next attempt. At most
+            # one episode waits and one attempt settles per worker, so nothing piles up.
+            settling: asyncio.Task[None] | None = None
+            upcoming = take()
+            opening = self._opening(*upcoming) if upcoming else None
+            try:
+                while upcoming is not None:
+                    (task, attempt), its_episode = upcoming, opening
+                    upcoming = take()
+                    opening = self._opening(*upcoming) if upcoming else None
+                    record, held = await self._measure(task, attempt, its_episode)
                     if settling is not None:
                         await settling
                     settling = asyncio.create_task(self._finish(task, attempt, record, held))
             finally:
                 if settling is not None:
                     await settling
+                if opening is not None:  # opened for an attempt that will not run now
+                    await self._release(_Held(episode=await _opened(opening)))
 
         await asyncio.gather(*(worker() for _ in range(max(1, self.plan.workers))))
 
@@ -127,15 +137,26 @@ class Runner:
         record, held = await self._measure(task, attempt)
         return await self._settle(record, held)
 
-    async def _measure(self, task: Task, attempt: str) -> tuple[TaskRecord, _Held]:
-        """The attempt up to its scored record; what it holds open is for the caller to settle."""
+    def _opening(self, task: Task, attempt: str) -> asyncio.Task[EpisodeHandle] | None:
+        """The attempt's episode, opening ahead of it (none for a blocked task)."""
+        if task.id in self.plan.blocked:
+            return None
+        return asyncio.create_task(open_task_episode(self.env, task, f"{task.id}#{attempt}"))
+
+    async def _measure(
+        self, task: Task, attempt: str, opening: Awaitable[EpisodeHandle] | None = None
+    ) -> tuple[TaskRecord, _Held]:
+        """The attempt up to its scored record; what it holds open is for the caller to settle.
+        `opening`: its episode, already on its way; else it is opened here."""
         held = _Held()
         if task.id in self.plan.blocked:
             return blocked(task, attempt, self.plan.blocked[task.id], self.judge), held
         started = time.monotonic()
         started_at = _now()
         try:
-            held.episode = await open_task_episode(self.env, task, f"{task.id}#{attempt}")
+            held.episode = await (
+                opening or open_task_episode(self.env, task, f"{task.id}#{attempt}")
+            )
         except Exception as exc:
             fault = InfrastructureFault(kind="environment", call="open_episode", detail=str(exc))
             record = unmeasurable(
@@ -303,6 +324,13 @@ class _Held:
 
     episode: EpisodeHandle | None = None
     context: BrowserContext | None = None
+
+
+async def _opened(opening: asyncio.Task[EpisodeHandle]) -> EpisodeHandle | None:
+    """The episode an opening produced, if it did."""
+    with contextlib.suppress(Exception):
+        return await opening
+    return None
 
 
 async def _goto(page: Page, url: str) -> None:
