@@ -229,6 +229,17 @@ def test_tasks_of_the_benchmarks_portals_say_how_to_set_them_up(tmp_path: Path) 
     )
 
 
+def test_a_browser_that_will_not_start_is_one_line_naming_it(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-chromium"
+    proc = subprocess.run(
+        [str(ENDSTATE), "run", "--agent", "reference:builtin", "--tasks", "pa-*-001",
+         "--out", str(tmp_path / "runs")],
+        capture_output=True, text=True, timeout=300,
+        env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "ENDSTATE_CHROMIUM": str(missing)},
+    )  # fmt: skip
+    assert_one_line_error(proc, "the run's browser", str(missing), "did not start")
+
+
 def test_lint_of_a_folder_without_tasks_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     assert_one_line_error(endstate("corpus", "lint", tmp_path / "empty"), "no task files found")

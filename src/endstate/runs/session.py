@@ -53,7 +53,7 @@ from endstate.runs.run_setup import (
     started_agent,
 )
 from endstate.runs.runner import Runner, RunPlan
-from endstate.runs.shared_browser import shared_browser
+from endstate.runs.shared_browser import LaunchAhead, shared_browser
 from endstate.runs.store import RunStore, read_manifest_file
 from endstate.scoring.check_kinds import require_scorable
 
@@ -220,6 +220,9 @@ async def execute(opts: RunOptions) -> RunResult:
 
     kind = opts.env or choose_environment([t.public for t in tasks])
     async with AsyncExitStack() as started:
+        ahead = LaunchAhead() if opts.agent.uses_page else None
+        if ahead is not None:
+            started.push_async_callback(ahead.abandon)
         env = await started.enter_async_context(
             start_environment(
                 kind, opts.seed, opts.world_seed, opts.environment, opts.system_options
@@ -230,9 +233,11 @@ async def execute(opts: RunOptions) -> RunResult:
         agent = await started.enter_async_context(
             started_agent(opts, corpus, env, len(tasks) * opts.attempts)
         )
-        browser = await started.enter_async_context(
-            shared_browser(agent.uses_page or env.needs_harness_browser)
-        )
+        needs_browser = agent.uses_page or env.needs_harness_browser
+        if ahead is not None and needs_browser:
+            browser = await ahead.enter(started)
+        else:
+            browser = await started.enter_async_context(shared_browser(needs_browser))
         isolation = agent.isolation()
         manifest = _manifest(
             opts,

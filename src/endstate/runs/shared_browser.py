@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
+
+from endstate.errors import EndstateError
 
 if TYPE_CHECKING:  # Playwright is imported only by runs that need a browser
     from playwright.async_api import Browser, BrowserContext, Playwright
@@ -59,10 +61,20 @@ class SharedBrowser:
             await self._browser.close()
 
 
+class BrowserUnavailable(EndstateError):
+    """The run's Chromium would not start: one line naming the executable and why."""
+
+
 async def _launch(playwright: Playwright, headless: bool) -> Browser:
     from endstate.browser import launch_options
 
-    return await playwright.chromium.launch(**launch_options(headless))
+    options = launch_options(headless)
+    try:
+        return await playwright.chromium.launch(**options)
+    except Exception as exc:
+        why = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        where = options["executable_path"] or "Playwright's own Chromium"
+        raise BrowserUnavailable(f"the run's browser ({where}) did not start: {why}") from exc
 
 
 @asynccontextmanager
@@ -81,3 +93,32 @@ async def shared_browser(
             yield shared
         finally:
             await shared.close()
+
+
+class LaunchAhead:
+    """The run's browser starting while the rest of the run is set up.
+
+    Playwright's driver and Chromium take about half a second to start, as long as setting
+    up the environment, the agent and the pins can take; a run whose agent takes a page
+    starts both at once. `enter` hands the browser to the run's exit stack; `abandon`
+    (registered on that stack first) closes one the run never took."""
+
+    def __init__(self, headless: bool = True) -> None:
+        self._manager = shared_browser(True, headless)
+        self._entering = asyncio.create_task(self._manager.__aenter__())
+        self._taken = False
+
+    async def enter(self, stack: AsyncExitStack) -> SharedBrowser | None:
+        browser = await self._entering
+        self._taken = True
+        stack.push_async_exit(self._manager.__aexit__)
+        return browser
+
+    async def abandon(self) -> None:
+        if self._taken:
+            return
+        try:
+            await self._entering
+        except Exception:  # it never started: nothing to close
+            return
+        await self._manager.__aexit__(None, None, None)
