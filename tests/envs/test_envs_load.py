@@ -199,3 +199,29 @@ def test_a_create_with_an_idempotency_key_is_made_once(own_suite: EmbeddedSuite)
     late = httpx.post(url, json={"seed": 5}, headers=headers)
     assert late.status_code == 422 and "which is closed" in late.json()["error"]
     assert own_suite.runtime.episodes == {}
+
+
+def test_creates_racing_for_one_key_or_one_id_make_one_episode(own_suite: EmbeddedSuite) -> None:
+    """The template's copy runs off the event loop, so creates overlap: a retry arriving
+    while its key's first create is still copying is its replay, and a second create of an
+    explicit id still being copied is refused, never given the same file."""
+    auth = {"Authorization": f"Bearer {own_suite.token}"}
+
+    async def race() -> tuple[list[httpx.Response], list[httpx.Response]]:
+        async with httpx.AsyncClient(base_url=own_suite.grading_url, headers=auth) as client:
+            keyed = [
+                client.post("/episodes", json={"seed": 7}, headers={"Idempotency-Key": "k-1"})
+                for _ in range(8)
+            ]
+            named = [client.post("/episodes", json={"episode_id": "ep-same"}) for _ in range(8)]
+            return list(await asyncio.gather(*keyed)), list(await asyncio.gather(*named))
+
+    keyed, named = asyncio.run(race())
+    assert sorted(r.status_code for r in keyed) == [200] * 7 + [201]
+    assert len({r.json()["episode_id"] for r in keyed}) == 1
+    assert sorted(r.status_code for r in named) == [201] + [409] * 7
+    assert len(own_suite.runtime.episodes) == 2
+    assert len(_episode_files(own_suite)) == 2
+    for eid in list(own_suite.runtime.episodes):
+        own_suite.close_episode(eid)
+    assert _episode_files(own_suite) == []
