@@ -140,12 +140,13 @@ class EpisodeDB:
     ) -> EpisodeDB:
         """A fresh episode: a byte copy of the template (the reset is this copy).
 
-        A pinned `TemplateDatabase` is checked first (`TemplateTampered` if its file changed),
-        and the bytes that passed the check are the ones written. No connection is opened yet.
+        From a pinned `TemplateDatabase` the copy is checked against the pin
+        (`TemplateTampered` if the file changed): the bytes checked are the episode's. No
+        connection is opened yet.
         """
         try:
             if isinstance(template, TemplateDatabase):
-                path.write_bytes(template.read())
+                template.copy_to(path)
                 return cls(
                     path,
                     template.path,
