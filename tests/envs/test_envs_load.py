@@ -37,7 +37,7 @@ def own_suite(tmp_path: Path) -> Iterator[EmbeddedSuite]:
 
 
 def _episode_files(suite: EmbeddedSuite) -> list[Path]:
-    return sorted(suite.runtime.data_dir.glob("*.sqlite"))
+    return sorted(suite.runtime.data_dir.glob("*.sqlite*"))  # journals too
 
 
 def test_200_concurrent_clients_drop_nothing_leak_nothing_and_never_bleed(

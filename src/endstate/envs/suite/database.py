@@ -210,6 +210,11 @@ class EpisodeDB:
             conn.set_authorizer(self._watch)  # before any statement: every write is seen
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA synchronous=NORMAL")
+            # The rollback journal is kept between writes, its header zeroed (and synced) at
+            # each commit: every sync of the default mode is made, and one more, but no file
+            # is created and deleted per write — directory changes wait on the file system's
+            # own journal, shared with everything else on the disk.
+            conn.execute("PRAGMA journal_mode=PERSIST")
             if self.max_pages is not None:
                 conn.execute(f"PRAGMA max_page_count={self.max_pages}")
         except BaseException:
@@ -282,6 +287,11 @@ class EpisodeDB:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+    def remove_files(self) -> None:
+        """Delete the episode's files from disk (the database and its kept journal)."""
+        self.path.unlink(missing_ok=True)
+        self.path.with_name(f"{self.path.name}-journal").unlink(missing_ok=True)
 
     # -- reads ---------------------------------------------------------------------------
     def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:

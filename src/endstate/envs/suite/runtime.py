@@ -222,7 +222,7 @@ class Runtime:
                 prepare_episode(db, setup)
             except BaseException:
                 db.close()
-                db.path.unlink(missing_ok=True)
+                db.remove_files()
                 raise
         secret = hashlib.sha256(f"{self.world.sha256}:{seed}".encode()).digest()
         tokens = {system: secrets.token_urlsafe(24) for system in system_names()}
@@ -345,7 +345,7 @@ class Runtime:
         """Close now, whatever is in flight (shutdown; `retire` waits for requests)."""
         episode = self._detach(episode_id)
         episode.db.close()
-        episode.db.path.unlink(missing_ok=True)
+        episode.db.remove_files()
 
     async def retire(self, episode_id: str) -> None:
         """Close once the requests still using the episode have finished (`close_wait` at most).
@@ -371,7 +371,7 @@ class Runtime:
             # Till then the id stays claimed, so a create reusing it cannot lose its file.
             self._files_busy.add(episode_id)
             try:
-                await asyncio.to_thread(episode.db.path.unlink, missing_ok=True)
+                await asyncio.to_thread(episode.db.remove_files)
             finally:
                 self._files_busy.discard(episode_id)
 
