@@ -20,6 +20,9 @@ import pytest
 
 from endstate.envs import EmbeddedSuite, EpisodeInfo
 from endstate.envs.suite.loadgen import drive
+from endstate.envs.suite.runtime import Runtime
+from endstate.envs.suite.world_db import private_template
+from endstate.envs.world import generate_world
 
 from .conftest import WORLD_SEED
 from .envs_support import NONCE, Visitor
@@ -225,3 +228,32 @@ def test_creates_racing_for_one_key_or_one_id_make_one_episode(own_suite: Embedd
     for eid in list(own_suite.runtime.episodes):
         own_suite.close_episode(eid)
     assert _episode_files(own_suite) == []
+
+
+def test_a_create_cancelled_while_copying_leaves_no_file_and_frees_its_id(
+    tmp_path: Path,
+) -> None:
+    world = generate_world(3)
+    runtime = Runtime(world, private_template(world, tmp_path), tmp_path, testids=True)
+
+    async def cancel_then_retry() -> str:
+        create = asyncio.ensure_future(runtime.create_episode(episode_id="ep-x"))
+        await asyncio.sleep(0)  # the copy has started in its thread
+        create.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await create
+        assert "ep-x" not in runtime.episodes
+        for _ in range(500):  # the id stays claimed till the abandoned copy is taken back
+            try:
+                again = await runtime.create_episode(episode_id="ep-x")
+                break
+            except ValueError:
+                await asyncio.sleep(0.01)
+        # The abandoned copy, removed, took nothing of the new episode's file with it.
+        assert [p.name for p in tmp_path.glob("*.sqlite*")] == ["ep-x.sqlite"]
+        assert again.db.row("SELECT count(*) FROM events") is not None
+        await runtime.retire(again.id)
+        return again.id
+
+    assert asyncio.run(cancel_then_retry()) == "ep-x"
+    assert list(tmp_path.glob("*.sqlite*")) == []

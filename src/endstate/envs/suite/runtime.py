@@ -9,6 +9,7 @@ page shown for one record cannot vouch for a write to another.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import json
@@ -18,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from endstate.envs.suite.database import ConnectionCache, EpisodeDB
 from endstate.envs.suite.descriptors import DescriptorsExhausted
@@ -31,6 +32,7 @@ from endstate.envs.world.chart_files import file_of
 
 NONCES_PER_SESSION = 64
 CLOSED_REMEMBERED = 4096  # closed episode ids answered with 410, not 404 (most recent)
+T = TypeVar("T")
 CLOSE_WAIT_S = 30.0  # how long a close waits for requests still using the episode
 _EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I look-alikes
@@ -188,18 +190,43 @@ class Runtime:
         episodes are served meanwhile. The id is claimed first: no second create takes it."""
         seed, episode_id = self._claim(seed, episode_id)
         path = self.data_dir / f"{episode_id}.sqlite"
-        self._files_busy.add(episode_id)
+        copy = functools.partial(self._new_db, path)
         try:
-            try:
-                db = await _off_loop(self._new_db, path)
-            except DescriptorsExhausted:
-                if not self.connections.idle:
-                    raise
-                self.connections.trim(0)  # idle connections give their descriptors back first
-                db = await _off_loop(self._new_db, path)
-        finally:
-            self._files_busy.discard(episode_id)
+            db = await self._off_loop(episode_id, copy, undo=EpisodeDB.remove_files)
+        except DescriptorsExhausted:
+            if not self.connections.idle:
+                raise
+            self.connections.trim(0)  # idle connections give their descriptors back first
+            db = await self._off_loop(episode_id, copy, undo=EpisodeDB.remove_files)
         return self._register(episode_id, seed, db, setup)
+
+    async def _off_loop(
+        self, episode_id: str, work: Callable[[], T], undo: Callable[[T], None] | None = None
+    ) -> T:
+        """`work()` on an episode's file, in a worker thread, the id claimed till it is done.
+
+        If the awaiting request is cancelled first, the work still finishes in its thread:
+        `undo` then takes its result back (a copy is removed, never listed), and only then
+        is the id free again, so no later create of the id shares its file with this work.
+        """
+        self._files_busy.add(episode_id)
+        task = asyncio.ensure_future(asyncio.to_thread(work))
+
+        def finished(done: asyncio.Future[T]) -> None:
+            if undo is not None and not done.cancelled() and done.exception() is None:
+                undo(done.result())
+            self._files_busy.discard(episode_id)
+
+        try:
+            result = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.add_done_callback(finished)
+            raise
+        except BaseException:
+            self._files_busy.discard(episode_id)
+            raise
+        self._files_busy.discard(episode_id)
+        return result
 
     def _claim(self, seed: int | None, episode_id: str | None) -> tuple[int, str]:
         """The seed and id a new episode gets (ValueError for an id taken or malformed)."""
@@ -369,11 +396,7 @@ class Runtime:
             episode.db.close()
             # Freeing a few MB of pages is kernel work: off the loop, done before the answer.
             # Till then the id stays claimed, so a create reusing it cannot lose its file.
-            self._files_busy.add(episode_id)
-            try:
-                await asyncio.to_thread(episode.db.remove_files)
-            finally:
-                self._files_busy.discard(episode_id)
+            await self._off_loop(episode_id, episode.db.remove_files)
 
     def start_session(self, system: str, token: str, current: Session | None) -> Session | None:
         """Bind a browser to an episode from its start URL (keeps a session already bound)."""
@@ -409,22 +432,6 @@ def _asked(
     if not key or len(key) > 200:
         raise IdempotencyConflict("idempotency key must be 1 to 200 characters")
     return seed, episode_id, json.dumps(setup, sort_keys=True)
-
-
-async def _off_loop(make: Callable[[Path], EpisodeDB], path: Path) -> EpisodeDB:
-    """`make(path)` in a worker thread. If the awaiting request is cancelled meanwhile, the
-    copy still finishes in its thread: the file it leaves is removed then, never listed."""
-    work = asyncio.ensure_future(asyncio.to_thread(make, path))
-    try:
-        return await asyncio.shield(work)
-    except asyncio.CancelledError:
-        work.add_done_callback(_discard_copy)
-        raise
-
-
-def _discard_copy(work: asyncio.Future[EpisodeDB]) -> None:
-    if not work.cancelled() and work.exception() is None:
-        work.result().path.unlink(missing_ok=True)
 
 
 def _remember(recent: OrderedDict[str, Any], key: str, value: Any) -> None:
