@@ -63,6 +63,27 @@ def test_every_episode_over_the_grading_channel_reports_its_creation_time_and_cl
             suite.state(info.id)
 
 
+def test_a_write_syncs_its_journal_and_a_close_removes_every_file_of_the_episode(
+    tmp_path: Path,
+) -> None:
+    """The rollback journal is kept between writes (no file made and deleted per write),
+    each commit still synced; closing removes it with the database."""
+    db = _db(tmp_path)
+    journal = tmp_path / "e.sqlite-journal"
+    assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "persist"
+    assert db.conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL: syncs kept
+    db.event(system="ehr", page="/x", kind="page.view", detail={})
+    db.event(system="ehr", page="/x", kind="page.view", detail={})
+    assert journal.exists()
+    db.release_connection()
+    reopened = sqlite3.connect(db.path)  # a committed write is in the database itself
+    assert reopened.execute("SELECT count(*) FROM events").fetchone()[0] == 2
+    reopened.close()
+    db.close()
+    db.remove_files()
+    assert not db.path.exists() and not journal.exists()
+
+
 def _db(tmp_path: Path) -> EpisodeDB:
     world = generate_world(3)
     return EpisodeDB.create(

@@ -20,6 +20,9 @@ import pytest
 
 from endstate.envs import EmbeddedSuite, EpisodeInfo
 from endstate.envs.suite.loadgen import drive
+from endstate.envs.suite.runtime import Runtime
+from endstate.envs.suite.world_db import private_template
+from endstate.envs.world import generate_world
 
 from .conftest import WORLD_SEED
 from .envs_support import NONCE, Visitor
@@ -37,7 +40,7 @@ def own_suite(tmp_path: Path) -> Iterator[EmbeddedSuite]:
 
 
 def _episode_files(suite: EmbeddedSuite) -> list[Path]:
-    return sorted(suite.runtime.data_dir.glob("*.sqlite"))
+    return sorted(suite.runtime.data_dir.glob("*.sqlite*"))  # journals too
 
 
 def test_200_concurrent_clients_drop_nothing_leak_nothing_and_never_bleed(
@@ -199,3 +202,58 @@ def test_a_create_with_an_idempotency_key_is_made_once(own_suite: EmbeddedSuite)
     late = httpx.post(url, json={"seed": 5}, headers=headers)
     assert late.status_code == 422 and "which is closed" in late.json()["error"]
     assert own_suite.runtime.episodes == {}
+
+
+def test_creates_racing_for_one_key_or_one_id_make_one_episode(own_suite: EmbeddedSuite) -> None:
+    """The template's copy runs off the event loop, so creates overlap: a retry arriving
+    while its key's first create is still copying is its replay, and a second create of an
+    explicit id still being copied is refused, never given the same file."""
+    auth = {"Authorization": f"Bearer {own_suite.token}"}
+
+    async def race() -> tuple[list[httpx.Response], list[httpx.Response]]:
+        async with httpx.AsyncClient(base_url=own_suite.grading_url, headers=auth) as client:
+            keyed = [
+                client.post("/episodes", json={"seed": 7}, headers={"Idempotency-Key": "k-1"})
+                for _ in range(8)
+            ]
+            named = [client.post("/episodes", json={"episode_id": "ep-same"}) for _ in range(8)]
+            return list(await asyncio.gather(*keyed)), list(await asyncio.gather(*named))
+
+    keyed, named = asyncio.run(race())
+    assert sorted(r.status_code for r in keyed) == [200] * 7 + [201]
+    assert len({r.json()["episode_id"] for r in keyed}) == 1
+    assert sorted(r.status_code for r in named) == [201] + [409] * 7
+    assert len(own_suite.runtime.episodes) == 2
+    assert len(_episode_files(own_suite)) == 2
+    for eid in list(own_suite.runtime.episodes):
+        own_suite.close_episode(eid)
+    assert _episode_files(own_suite) == []
+
+
+def test_a_create_cancelled_while_copying_leaves_no_file_and_frees_its_id(
+    tmp_path: Path,
+) -> None:
+    world = generate_world(3)
+    runtime = Runtime(world, private_template(world, tmp_path), tmp_path, testids=True)
+
+    async def cancel_then_retry() -> str:
+        create = asyncio.ensure_future(runtime.create_episode(episode_id="ep-x"))
+        await asyncio.sleep(0)  # the copy has started in its thread
+        create.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await create
+        assert "ep-x" not in runtime.episodes
+        for _ in range(500):  # the id stays claimed till the abandoned copy is taken back
+            try:
+                again = await runtime.create_episode(episode_id="ep-x")
+                break
+            except ValueError:
+                await asyncio.sleep(0.01)
+        # The abandoned copy, removed, took nothing of the new episode's file with it.
+        assert [p.name for p in tmp_path.glob("*.sqlite*")] == ["ep-x.sqlite"]
+        assert again.db.row("SELECT count(*) FROM events") is not None
+        await runtime.retire(again.id)
+        return again.id
+
+    assert asyncio.run(cancel_then_retry()) == "ep-x"
+    assert list(tmp_path.glob("*.sqlite*")) == []

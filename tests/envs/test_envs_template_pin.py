@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import os
 import sqlite3
@@ -189,3 +190,23 @@ def test_an_episode_copy_checks_the_pinned_bytes(tmp_path: Path) -> None:
     with pytest.raises(TemplateTampered, match="cannot be read"):
         EpisodeDB.create(template, tmp_path / "e3.sqlite", world.clock)
     assert TemplateDatabase(template.path, template.data).sha256 == template.sha256
+
+
+def test_where_the_kernel_cannot_copy_the_checked_bytes_are_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = generate_world(3)
+    template = private_template(world, tmp_path)
+
+    def refuse(*args: object) -> int:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "copy_file_range", refuse)
+    db = EpisodeDB.create(template, tmp_path / "e1.sqlite", world.clock)
+    assert _sha256(db.path) == template.sha256 and db.delta() == {}
+    db.close()
+    template.path.chmod(0o600)
+    template.path.write_bytes(template.data[:-1] + b"\x01")
+    with pytest.raises(TemplateTampered, match="changed since"):
+        EpisodeDB.create(template, tmp_path / "e2.sqlite", world.clock)
+    assert not (tmp_path / "e2.sqlite").exists()

@@ -43,9 +43,11 @@ Handler = Callable[["Ctx"], Awaitable[Response]]
 
 def make_env(testids: bool) -> jinja2.Environment:
     # Shared pages, then each system's own pages under its name (`<system>/<page>.html`).
+    # The pages ship with the code: each is compiled once, never stat'ed again per render.
     own = {n: jinja2.FileSystemLoader(s.pages) for n, s in systems().items() if s.pages}
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(PAGES), jinja2.PrefixLoader(own)]),
+        auto_reload=False,
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -140,12 +140,13 @@ class EpisodeDB:
     ) -> EpisodeDB:
         """A fresh episode: a byte copy of the template (the reset is this copy).
 
-        A pinned `TemplateDatabase` is checked first (`TemplateTampered` if its file changed),
-        and the bytes that passed the check are the ones written. No connection is opened yet.
+        From a pinned `TemplateDatabase` the copy is checked against the pin
+        (`TemplateTampered` if the file changed): the bytes checked are the episode's. No
+        connection is opened yet.
         """
         try:
             if isinstance(template, TemplateDatabase):
-                path.write_bytes(template.read())
+                template.copy_to(path)
                 return cls(
                     path,
                     template.path,
@@ -209,6 +210,11 @@ class EpisodeDB:
             conn.set_authorizer(self._watch)  # before any statement: every write is seen
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA synchronous=NORMAL")
+            # The rollback journal is kept between writes, its header zeroed (and synced) at
+            # each commit: every sync of the default mode is made, and one more, but no file
+            # is created and deleted per write — directory changes wait on the file system's
+            # own journal, shared with everything else on the disk.
+            conn.execute("PRAGMA journal_mode=PERSIST")
             if self.max_pages is not None:
                 conn.execute(f"PRAGMA max_page_count={self.max_pages}")
         except BaseException:
@@ -281,6 +287,11 @@ class EpisodeDB:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+    def remove_files(self) -> None:
+        """Delete the episode's files from disk (the database and its kept journal)."""
+        self.path.unlink(missing_ok=True)
+        self.path.with_name(f"{self.path.name}-journal").unlink(missing_ok=True)
 
     # -- reads ---------------------------------------------------------------------------
     def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:

@@ -133,9 +133,10 @@ class GradingChannel:
         started = time.perf_counter()
         try:
             if key is None:
-                episode, replayed = self.runtime.open_episode(seed, episode_id, setup), False
+                episode = await self.runtime.create_episode(seed, episode_id, setup)
+                replayed = False
             else:
-                episode, replayed = self.runtime.open_once(key, seed, episode_id, setup)
+                episode, replayed = await self.runtime.create_once(key, seed, episode_id, setup)
         except TemplateTampered as exc:  # the environment is broken, not the request
             return _error(str(exc), 500)
         except DescriptorsExhausted as exc:

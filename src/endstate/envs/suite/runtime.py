@@ -9,16 +9,17 @@ page shown for one record cannot vouch for a write to another.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import json
 import re
 import secrets
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from endstate.envs.suite.database import ConnectionCache, EpisodeDB
 from endstate.envs.suite.descriptors import DescriptorsExhausted
@@ -31,6 +32,7 @@ from endstate.envs.world.chart_files import file_of
 
 NONCES_PER_SESSION = 64
 CLOSED_REMEMBERED = 4096  # closed episode ids answered with 410, not 404 (most recent)
+T = TypeVar("T")
 CLOSE_WAIT_S = 30.0  # how long a close waits for requests still using the episode
 _EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I look-alikes
@@ -151,6 +153,8 @@ class Runtime:
         # Documents made during an episode (appeal letters) sort after every world document.
         self.last_document_id = max((d.id for d in world.documents), default="DOC-00000")
         self._start: dict[str, tuple[str, str]] = {}  # start token -> (episode id, system)
+        self._files_busy: set[str] = set()  # ids whose file is being copied or removed
+        self._pending: dict[str, asyncio.Future[None]] = {}  # idempotency keys being created
 
     def template_intact(self) -> bool:
         """Whether the template file still holds the pinned bytes."""
@@ -164,14 +168,7 @@ class Runtime:
     ) -> Episode:
         """A fresh episode copied from the pinned template (TemplateTampered if it changed),
         with `setup` applied: per system, the case's initial snapshot (EpisodeSetupError)."""
-        if seed is None:
-            seed = secrets.randbits(63)
-        if episode_id is None:
-            episode_id = f"ep-{secrets.token_hex(8)}"
-        if not _EPISODE_ID.match(episode_id):
-            raise ValueError(f"episode id {episode_id!r}: use letters, digits, '.', '_' or '-'")
-        if episode_id in self.episodes:
-            raise ValueError(f"episode id {episode_id!r} is already open")
+        seed, episode_id = self._claim(seed, episode_id)
         path = self.data_dir / f"{episode_id}.sqlite"
         try:
             db = self._new_db(path)
@@ -180,12 +177,79 @@ class Runtime:
                 raise
             self.connections.trim(0)  # idle connections give their descriptors back first
             db = self._new_db(path)
+        return self._register(episode_id, seed, db, setup)
+
+    async def create_episode(
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        setup: dict[str, Any] | None = None,
+    ) -> Episode:
+        """`open_episode` for the event loop: the template's check and the file copy (a few
+        ms of hashing and kernel copying) run in a worker thread, so requests of other
+        episodes are served meanwhile. The id is claimed first: no second create takes it."""
+        seed, episode_id = self._claim(seed, episode_id)
+        path = self.data_dir / f"{episode_id}.sqlite"
+        copy = functools.partial(self._new_db, path)
+        try:
+            db = await self._off_loop(episode_id, copy, undo=EpisodeDB.remove_files)
+        except DescriptorsExhausted:
+            if not self.connections.idle:
+                raise
+            self.connections.trim(0)  # idle connections give their descriptors back first
+            db = await self._off_loop(episode_id, copy, undo=EpisodeDB.remove_files)
+        return self._register(episode_id, seed, db, setup)
+
+    async def _off_loop(
+        self, episode_id: str, work: Callable[[], T], undo: Callable[[T], None] | None = None
+    ) -> T:
+        """`work()` on an episode's file, in a worker thread, the id claimed till it is done.
+
+        If the awaiting request is cancelled first, the work still finishes in its thread:
+        `undo` then takes its result back (a copy is removed, never listed), and only then
+        is the id free again, so no later create of the id shares its file with this work.
+        """
+        self._files_busy.add(episode_id)
+        task = asyncio.ensure_future(asyncio.to_thread(work))
+
+        def finished(done: asyncio.Future[T]) -> None:
+            if undo is not None and not done.cancelled() and done.exception() is None:
+                undo(done.result())
+            self._files_busy.discard(episode_id)
+
+        try:
+            result = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.add_done_callback(finished)
+            raise
+        except BaseException:
+            self._files_busy.discard(episode_id)
+            raise
+        self._files_busy.discard(episode_id)
+        return result
+
+    def _claim(self, seed: int | None, episode_id: str | None) -> tuple[int, str]:
+        """The seed and id a new episode gets (ValueError for an id taken or malformed)."""
+        if seed is None:
+            seed = secrets.randbits(63)
+        if episode_id is None:
+            episode_id = f"ep-{secrets.token_hex(8)}"
+        if not _EPISODE_ID.match(episode_id):
+            raise ValueError(f"episode id {episode_id!r}: use letters, digits, '.', '_' or '-'")
+        if episode_id in self.episodes or episode_id in self._files_busy:
+            raise ValueError(f"episode id {episode_id!r} is already open")
+        return seed, episode_id
+
+    def _register(
+        self, episode_id: str, seed: int, db: EpisodeDB, setup: dict[str, Any] | None
+    ) -> Episode:
+        """Apply `setup` to the fresh copy and list the episode (its start tokens live now)."""
         if setup:
             try:
                 prepare_episode(db, setup)
             except BaseException:
                 db.close()
-                path.unlink(missing_ok=True)
+                db.remove_files()
                 raise
         secret = hashlib.sha256(f"{self.world.sha256}:{seed}".encode()).digest()
         tokens = {system: secrets.token_urlsafe(24) for system in system_names()}
@@ -231,25 +295,60 @@ class Runtime:
         The same key with the same request returns the episode it made while that episode is
         open; with another request, or once that episode is closed, it is refused.
         """
-        if not key or len(key) > 200:
-            raise IdempotencyConflict("idempotency key must be 1 to 200 characters")
-        asked = (seed, episode_id, json.dumps(setup, sort_keys=True))
+        asked = _asked(key, seed, episode_id, setup)
+        if key in self._pending:
+            raise IdempotencyConflict(f"idempotency key {key!r} is making its episode right now")
+        made = self._replayed(key, asked)
+        if made is not None:
+            return made, True
+        episode = self.open_episode(seed, episode_id, setup)
+        self._made(key, episode, asked)
+        return episode, False
+
+    async def create_once(
+        self,
+        key: str,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        setup: dict[str, Any] | None = None,
+    ) -> tuple[Episode, bool]:
+        """`open_once` for the event loop (see `create_episode`): a retry arriving while the
+        first create of its key is still copying waits for it, then is answered as a replay."""
+        asked = _asked(key, seed, episode_id, setup)
+        while (pending := self._pending.get(key)) is not None:
+            await asyncio.shield(pending)
+        made = self._replayed(key, asked)
+        if made is not None:
+            return made, True
+        done = asyncio.get_running_loop().create_future()
+        self._pending[key] = done
+        try:
+            episode = await self.create_episode(seed, episode_id, setup)
+            self._made(key, episode, asked)
+        finally:
+            del self._pending[key]
+            done.set_result(None)
+        return episode, False
+
+    def _replayed(self, key: str, asked: tuple[int | None, str | None, str]) -> Episode | None:
+        """The open episode `key` made for this same request (None: not made yet)."""
         if key in self._spent:
             raise IdempotencyConflict(
                 f"idempotency key {key!r} made episode {self._spent[key]}, which is closed"
             )
         made = self._created.get(key)
-        if made is not None:
-            made_id, made_for = made
-            if made_for != asked:
-                raise IdempotencyConflict(
-                    f"idempotency key {key!r} was used for another request (episode {made_id})"
-                )
-            return self.episodes[made_id], True
-        episode = self.open_episode(seed, episode_id, setup)
+        if made is None:
+            return None
+        made_id, made_for = made
+        if made_for != asked:
+            raise IdempotencyConflict(
+                f"idempotency key {key!r} was used for another request (episode {made_id})"
+            )
+        return self.episodes[made_id]
+
+    def _made(self, key: str, episode: Episode, asked: tuple[int | None, str | None, str]) -> None:
         self._created[key] = (episode.id, asked)
         self._key_of[episode.id] = key
-        return episode, False
 
     def was_closed(self, episode_id: str) -> bool:
         """Whether the episode was closed recently (it is answered 410 rather than 404)."""
@@ -273,7 +372,7 @@ class Runtime:
         """Close now, whatever is in flight (shutdown; `retire` waits for requests)."""
         episode = self._detach(episode_id)
         episode.db.close()
-        episode.db.path.unlink(missing_ok=True)
+        episode.db.remove_files()
 
     async def retire(self, episode_id: str) -> None:
         """Close once the requests still using the episode have finished (`close_wait` at most).
@@ -295,7 +394,9 @@ class Runtime:
             pass  # a request stuck that long loses its database (it answers EpisodeClosed)
         finally:
             episode.db.close()
-            episode.db.path.unlink(missing_ok=True)
+            # Freeing a few MB of pages is kernel work: off the loop, done before the answer.
+            # Till then the id stays claimed, so a create reusing it cannot lose its file.
+            await self._off_loop(episode_id, episode.db.remove_files)
 
     def start_session(self, system: str, token: str, current: Session | None) -> Session | None:
         """Bind a browser to an episode from its start URL (keeps a session already bound)."""
@@ -322,6 +423,15 @@ class Runtime:
     def close_all(self) -> None:
         for episode_id in list(self.episodes):
             self.close_episode(episode_id)
+
+
+def _asked(
+    key: str, seed: int | None, episode_id: str | None, setup: dict[str, Any] | None
+) -> tuple[int | None, str | None, str]:
+    """What an idempotent create asked for (IdempotencyConflict for a key out of bounds)."""
+    if not key or len(key) > 200:
+        raise IdempotencyConflict("idempotency key must be 1 to 200 characters")
+    return seed, episode_id, json.dumps(setup, sort_keys=True)
 
 
 def _remember(recent: OrderedDict[str, Any], key: str, value: Any) -> None:
