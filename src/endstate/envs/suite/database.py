@@ -294,6 +294,22 @@ class EpisodeDB:
         self.path.with_name(f"{self.path.name}-journal").unlink(missing_ok=True)
 
     # -- reads ---------------------------------------------------------------------------
+    @contextmanager
+    def snapshot(self) -> Iterator[EpisodeDB]:
+        """Many reads as one read transaction: one look at the journal instead of one per
+        statement (the journal is kept between writes, so each look opens it), and every
+        read sees the same state."""
+        conn = self.conn
+        if conn.in_transaction:  # already inside one: it is the snapshot
+            yield self
+            return
+        conn.execute("BEGIN")
+        try:
+            yield self
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
     def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
         return list(self.conn.execute(sql, params))
 

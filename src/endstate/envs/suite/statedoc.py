@@ -20,18 +20,20 @@ STATE_DOCUMENT_VERSION = 1
 
 def build_state(world: World, episode: Episode) -> dict[str, Any]:
     db = episode.db
-    events = [
-        {
-            "seq": e["seq"],
-            "at": e["at"],
-            "system": e["system"],
-            "page": e["page"],
-            "kind": e["kind"],
-            "accepted": bool(e["accepted"]),
-            "detail": json.loads(e["detail"]),
-        }
-        for e in db.rows("SELECT * FROM events ORDER BY seq")
-    ]
+    with db.snapshot():
+        events = [
+            {
+                "seq": e["seq"],
+                "at": e["at"],
+                "system": e["system"],
+                "page": e["page"],
+                "kind": e["kind"],
+                "accepted": bool(e["accepted"]),
+                "detail": json.loads(e["detail"]),
+            }
+            for e in db.rows("SELECT * FROM events ORDER BY seq")
+        ]
+        slices = {name: system.state(world, episode, events) for name, system in systems().items()}
     return {
         "state_document_version": STATE_DOCUMENT_VERSION,
         "schema_version": SCHEMA_VERSION,
@@ -43,7 +45,7 @@ def build_state(world: World, episode: Episode) -> dict[str, Any]:
             "clock": world.clock,
         },
         "episode": {"id": episode.id, "seed": episode.seed},
-        **{name: system.state(world, episode, events) for name, system in systems().items()},
+        **slices,
         "delta": db.delta(),
         "events": events,
         "summary": {
