@@ -237,7 +237,7 @@ def test_a_browser_that_will_not_start_is_one_line_naming_it(tmp_path: Path) -> 
         capture_output=True, text=True, timeout=300,
         env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "ENDSTATE_CHROMIUM": str(missing)},
     )  # fmt: skip
-    assert_one_line_error(proc, "the run's browser", str(missing), "did not start")
+    assert_one_line_error(proc, "the browser", str(missing), "did not start")
 
 
 def test_lint_of_a_folder_without_tasks_is_an_error(tmp_path: Path) -> None:

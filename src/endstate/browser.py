@@ -29,6 +29,7 @@ from playwright.async_api import Playwright as AsyncPlaywright
 from playwright.async_api import async_playwright
 from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
 
+from endstate.errors import EndstateError
 from endstate.scratch import scratch
 
 SYSTEM_CHROMIUM = Path("/usr/bin/chromium")
@@ -64,6 +65,27 @@ def launch_options(headless: bool, extra_args: tuple[str, ...] = ()) -> dict[str
         "executable_path": str(executable) if executable else None,
         "args": [*CHROMIUM_ARGS, *extra_args],
     }
+
+
+class BrowserUnavailable(EndstateError):
+    """Chromium would not start: one line naming the executable and why."""
+
+
+def _unavailable(options: dict[str, Any], exc: Exception) -> BrowserUnavailable:
+    why = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+    where = options["executable_path"] or "Playwright's own Chromium"
+    return BrowserUnavailable(f"the browser ({where}) did not start: {why}")
+
+
+async def launch(
+    playwright: AsyncPlaywright, headless: bool = True, extra_args: tuple[str, ...] = ()
+) -> AsyncBrowser:
+    """The harness's Chromium on a running driver (`BrowserUnavailable` if it will not start)."""
+    options = launch_options(headless, extra_args)
+    try:
+        return await playwright.chromium.launch(**options)
+    except Exception as exc:
+        raise _unavailable(options, exc) from exc
 
 
 @contextmanager
@@ -107,11 +129,11 @@ class BrowserHost:
         options = launch_options(headless)
         try:
             self.browser: Browser = self._playwright.chromium.launch(**options)
-        except Exception:
+        except Exception as exc:
             self._playwright.stop()
             self._playwright = None
             shutil.rmtree(self._folder, ignore_errors=True)
-            raise
+            raise _unavailable(options, exc) from exc
         self.executable = options["executable_path"] or "playwright-bundled"
 
     @property
@@ -166,7 +188,7 @@ async def async_browser(
     if cdp_port is not None:
         extra = (f"--remote-debugging-port={cdp_port}", "--remote-debugging-address=127.0.0.1")
     async with playwright_driver() as pw:
-        browser = await pw.chromium.launch(**launch_options(headless, extra))
+        browser = await launch(pw, headless, extra)
         try:
             yield browser
         finally:

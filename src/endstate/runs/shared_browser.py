@@ -13,8 +13,6 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from endstate.errors import EndstateError
-
 if TYPE_CHECKING:  # Playwright is imported only by runs that need a browser
     from playwright.async_api import Browser, BrowserContext, Playwright
 
@@ -61,20 +59,10 @@ class SharedBrowser:
             await self._browser.close()
 
 
-class BrowserUnavailable(EndstateError):
-    """The run's Chromium would not start: one line naming the executable and why."""
-
-
 async def _launch(playwright: Playwright, headless: bool) -> Browser:
-    from endstate.browser import launch_options
+    from endstate.browser import launch
 
-    options = launch_options(headless)
-    try:
-        return await playwright.chromium.launch(**options)
-    except Exception as exc:
-        why = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
-        where = options["executable_path"] or "Playwright's own Chromium"
-        raise BrowserUnavailable(f"the run's browser ({where}) did not start: {why}") from exc
+    return await launch(playwright, headless)
 
 
 @asynccontextmanager
@@ -106,17 +94,18 @@ class LaunchAhead:
     def __init__(self, headless: bool = True) -> None:
         self._manager = shared_browser(True, headless)
         self._entering = asyncio.create_task(self._manager.__aenter__())
-        self._taken = False
+        self._settled = False  # handed to the run, or closed
 
     async def enter(self, stack: AsyncExitStack) -> SharedBrowser | None:
         browser = await self._entering
-        self._taken = True
+        self._settled = True
         stack.push_async_exit(self._manager.__aexit__)
         return browser
 
     async def abandon(self) -> None:
-        if self._taken:
+        if self._settled:
             return
+        self._settled = True
         try:
             await self._entering
         except Exception:  # it never started: nothing to close
