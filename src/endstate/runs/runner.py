@@ -115,10 +115,10 @@ class Runner:
                         await settling
                     settling = asyncio.create_task(self._finish(task, attempt, record, held))
             finally:
-                if settling is not None:
-                    await settling
                 if opening is not None:  # opened for an attempt that will not run now
                     await self._release(_Held(episode=await _opened(opening)))
+                if settling is not None:  # last: a failure to write its record propagates
+                    await settling
 
         await asyncio.gather(*(worker() for _ in range(max(1, self.plan.workers))))
 

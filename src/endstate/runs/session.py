@@ -237,6 +237,8 @@ async def execute(opts: RunOptions) -> RunResult:
         if ahead is not None and needs_browser:
             browser = await ahead.enter(started)
         else:
+            if ahead is not None:  # started for an agent that, once set up, takes no page
+                await ahead.abandon()
             browser = await started.enter_async_context(shared_browser(needs_browser))
         isolation = agent.isolation()
         manifest = _manifest(
