@@ -22,9 +22,13 @@ def _rendered(check: JudgeCheck, state: Any) -> tuple[str, str, str, str]:
     )
 
 
-def render_rubric(check: JudgeCheck, state: Any) -> RubricInput:
-    description, context, answer, rubric = _rendered(check, state)
+def _judge_input(texts: tuple[str, str, str, str]) -> RubricInput:
+    description, context, answer, rubric = texts
     return RubricInput(description=description, context=context, answer=answer, rubric=rubric)
+
+
+def render_rubric(check: JudgeCheck, state: Any) -> RubricInput:
+    return _judge_input(_rendered(check, state))
 
 
 def judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | None) -> CheckVerdict:
@@ -44,7 +48,7 @@ def judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | None
     base["answer"] = texts[2]
     if judge is None:  # nothing reads the rest: no judge input is built
         return CheckVerdict(**base, earned=0.0, outcome="ungraded", detail=NO_JUDGE)
-    rendered = RubricInput(description=texts[0], context=texts[1], answer=texts[2], rubric=texts[3])
+    rendered = _judge_input(texts)
     try:
         verdict = judge.grade(rendered)
     except JudgeUnavailable as exc:
