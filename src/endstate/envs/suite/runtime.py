@@ -283,28 +283,6 @@ class Runtime:
 
         db.fault = fail
 
-    def open_once(
-        self,
-        key: str,
-        seed: int | None = None,
-        episode_id: str | None = None,
-        setup: dict[str, Any] | None = None,
-    ) -> tuple[Episode, bool]:
-        """`open_episode` made idempotent by a client-chosen key: (episode, whether replayed).
-
-        The same key with the same request returns the episode it made while that episode is
-        open; with another request, or once that episode is closed, it is refused.
-        """
-        asked = _asked(key, seed, episode_id, setup)
-        if key in self._pending:
-            raise IdempotencyConflict(f"idempotency key {key!r} is making its episode right now")
-        made = self._replayed(key, asked)
-        if made is not None:
-            return made, True
-        episode = self.open_episode(seed, episode_id, setup)
-        self._made(key, episode, asked)
-        return episode, False
-
     async def create_once(
         self,
         key: str,
@@ -312,8 +290,12 @@ class Runtime:
         episode_id: str | None = None,
         setup: dict[str, Any] | None = None,
     ) -> tuple[Episode, bool]:
-        """`open_once` for the event loop (see `create_episode`): a retry arriving while the
-        first create of its key is still copying waits for it, then is answered as a replay."""
+        """`create_episode` made idempotent by a client-chosen key: (episode, whether replayed).
+
+        The same key with the same request returns the episode it made while that episode is
+        open; with another request, or once that episode is closed, it is refused. A retry
+        arriving while the first create of its key is still copying waits for it, then is
+        answered as a replay."""
         asked = _asked(key, seed, episode_id, setup)
         while (pending := self._pending.get(key)) is not None:
             await asyncio.shield(pending)
