@@ -247,3 +247,25 @@ def test_the_delta_compares_only_tables_a_statement_could_write_and_misses_none(
     delta = db.delta()
     assert "denials" in delta and delta == _reference_delta(db, template)
     db.close()
+
+
+def test_a_snapshot_reads_one_state_while_a_write_waits(tmp_path: Path) -> None:
+    """The state document's reads are one read transaction: a write from elsewhere cannot
+    land between two of them, and nested snapshots are the one snapshot."""
+    template = template_path(generate_world(3), tmp_path / "cache")
+    db = EpisodeDB.create(template, tmp_path / "e.sqlite", "2026-03-02T09:00:00")
+    other = sqlite3.connect(db.path, timeout=0, isolation_level=None)
+    count = "SELECT COUNT(*) AS n FROM notes"
+    with db.snapshot():
+        first = db.rows(count)[0]["n"]
+        with db.snapshot():
+            assert db.conn.in_transaction
+        assert db.conn.in_transaction  # the inner one did not end it
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            other.execute("DELETE FROM notes")
+        assert db.rows(count)[0]["n"] == first
+    assert not db.conn.in_transaction
+    other.execute("DELETE FROM notes")  # once the snapshot is over, the write goes through
+    assert db.rows(count)[0]["n"] == 0
+    other.close()
+    db.close()

@@ -16,13 +16,14 @@ from typing import Any
 
 import jmespath
 import pytest
+from jmespath.parser import ParsedResult
 
 from conftest import FIXTURES
 from endstate.builtin import builtin_corpus_path
 from endstate.corpus.loader import load_corpus
 from endstate.corpus.model import JmespathCheck, JudgeCheck
 from endstate.corpus.placeholders import expressions
-from endstate.jmes import compile_expression
+from endstate.jmes import Query, compile_expression
 from endstate.jmes_compile import Unsupported, compile_node
 
 EXPRESSIONS = [
@@ -189,8 +190,12 @@ def test_seeded_random_documents_answer_as_the_library() -> None:
 
 
 def test_a_node_kind_not_known_is_left_to_the_library() -> None:
+    unknown = {"type": "no_such_node", "children": []}
     with pytest.raises(Unsupported):
-        compile_node({"type": "no_such_node", "children": []})
+        compile_node(unknown)
+    query = Query(ParsedResult("?", unknown))
+    with pytest.raises(NotImplementedError, match="no_such_node"):  # the library's own answer
+        query.search({})
 
 
 def corpus_queries(corpus_dir: Path) -> set[str]:
