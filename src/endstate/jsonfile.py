@@ -115,6 +115,6 @@ def member(key: str) -> str:
 
 def printable(text: str) -> str:
     """Text safe to print or write as UTF-8: lone surrogates shown as escapes, never raised on."""
-    if _encodable(text):
+    if text.isascii() or _encodable(text):  # isascii: a flag CPython keeps, read at once
         return text
     return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import AfterValidator, BaseModel, Field
 
@@ -85,6 +85,88 @@ class CheckVerdict(BaseModel):
             return None
         again = sum(self.rejudge_votes) * 2 > len(self.rejudge_votes)
         return again != (self.outcome == "pass")
+
+
+class VerdictHead(TypedDict):
+    """What a verdict repeats of its check: the same for every attempt at the task."""
+
+    index: int
+    type: str
+    description: str
+    category: str | None
+    subtask_category: str | None
+    points: float
+
+
+# Every field in declaration order with its default (required ones get placeholders that
+# `built_verdict` always overwrites): a verdict's fields keep the order validation gives them.
+_VERDICT_FIELDS: dict[str, Any] = {
+    name: None if field.is_required() else field.get_default(call_default_factory=True)
+    for name, field in CheckVerdict.model_fields.items()
+}
+_new_model = object.__new__
+_set_slot = object.__setattr__
+
+
+def built_verdict(
+    head: VerdictHead,
+    *,
+    earned: float,
+    outcome: CheckOutcome,
+    detail: str = "",
+    answer: str | None = None,
+    votes: list[int] | None = None,
+    cached: bool = False,
+    rubric_input: dict[str, str] | None = None,
+    rejudge_votes: list[int] | None = None,
+    leg: str | None = None,
+    leg_kind: Literal["read", "write"] | None = None,
+    leg_score: float | None = None,
+) -> CheckVerdict:
+    """A verdict from the scorers' own typed values, without validating them again.
+
+    Scoring builds one per check per attempt, and pydantic's validation was most of a task
+    record's cost; every value here is typed at the call, and the text that can carry what
+    an end state held is made printable as validation would (`SafeText`). Equal to the
+    validated model, field for field and byte for byte in JSON (tests/test_records.py)."""
+    values = dict(_VERDICT_FIELDS)
+    values.update(head)
+    values["earned"] = earned
+    values["outcome"] = outcome
+    values["detail"] = printable(detail)
+    if answer is not None:
+        values["answer"] = printable(answer)
+    if votes is not None:
+        values["votes"] = votes
+    values["cached"] = cached
+    if rubric_input is not None:
+        values["rubric_input"] = {k: printable(v) for k, v in rubric_input.items()}
+    if rejudge_votes is not None:
+        values["rejudge_votes"] = rejudge_votes
+    if leg is not None:
+        values["leg"] = leg
+    if leg_kind is not None:
+        values["leg_kind"] = leg_kind
+    if leg_score is not None:
+        values["leg_score"] = leg_score
+    verdict = _new_model(CheckVerdict)
+    _set_slot(verdict, "__dict__", values)
+    _set_slot(verdict, "__pydantic_fields_set__", set(values))
+    _set_slot(verdict, "__pydantic_extra__", None)
+    _set_slot(verdict, "__pydantic_private__", None)
+    return verdict
+
+
+def verdict_head(index: int, check: Any) -> VerdictHead:
+    """The head of a verdict on `check` (any check model: they share these fields)."""
+    return {
+        "index": index,
+        "type": check.type,
+        "description": check.description,
+        "category": check.category,
+        "subtask_category": check.subtask_category,
+        "points": check.points,
+    }
 
 
 class SandboxFacts(BaseModel):

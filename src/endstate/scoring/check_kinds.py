@@ -77,9 +77,26 @@ def kind_of(check_type: str) -> CheckKind | None:
     return kind
 
 
-def kinds_for(task: Task) -> list[CheckKind]:
+def kinds_for(task: Task) -> tuple[CheckKind, ...]:
     """The kind of each of the task's checks, in order; a check no kind scores is refused
     with an error naming the task's file and the check's type."""
+    types = tuple(getattr(check, "type", None) for check in task.grading.checks)
+    try:
+        known = _BY_TYPES.get(types)
+    except TypeError:  # a type that is not even hashable: the slow path names it
+        return _kinds_for(task)
+    if known is None:
+        known = _kinds_for(task)
+        if len(_BY_TYPES) < _BY_TYPES_KEPT:
+            _BY_TYPES[types] = known
+    return known
+
+
+_BY_TYPES: dict[tuple[object, ...], tuple[CheckKind, ...]] = {}  # a task's check types -> kinds
+_BY_TYPES_KEPT = 4096
+
+
+def _kinds_for(task: Task) -> tuple[CheckKind, ...]:
     found: list[CheckKind] = []
     for index, check in enumerate(task.grading.checks):
         check_type = getattr(check, "type", None)
@@ -91,7 +108,7 @@ def kinds_for(task: Task) -> list[CheckKind]:
                 f"which no check kind scores (known: {known})"
             )
         found.append(kind)
-    return found
+    return tuple(found)
 
 
 def require_scorable(tasks: Iterable[Task]) -> None:

@@ -1,0 +1,74 @@
+"""A verdict built from the scorers' typed values equals the one validation would give."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from endstate.records import CheckVerdict, TaskRecord, built_verdict, verdict_head
+
+HEAD: dict[str, Any] = {
+    "index": 3,
+    "type": "llm_judge",
+    "description": "Was the note filed?",
+    "category": "documentation",
+    "subtask_category": None,
+    "points": 2.0,
+}
+
+SHAPES: list[dict[str, Any]] = [
+    {"earned": 2.0, "outcome": "pass", "detail": "Match: 'x' == 'x'"},
+    {"earned": 0.0, "outcome": "fail", "detail": "error: lone \udc80 surrogate"},
+    {"earned": 0.0, "outcome": "ungraded", "detail": "no judge", "answer": "text \ud800 here"},
+    {
+        "earned": 2.0,
+        "outcome": "pass",
+        "detail": "judge majority 3/3",
+        "answer": "Filed",
+        "votes": [1, 1, 1],
+        "cached": True,
+        "rubric_input": {"description": "d", "context": "c \udfff", "rubric": "r"},
+        "rejudge_votes": [1, 0, 1],
+    },
+    {
+        "earned": 0.0,
+        "outcome": "fail",
+        "detail": "F1 0.5",
+        "answer": "['a']",
+        "leg": "notes",
+        "leg_kind": "write",
+        "leg_score": 0.5,
+    },
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_built_verdict_is_the_validated_verdict(shape: dict[str, Any]) -> None:
+    validated = CheckVerdict(**HEAD, **shape)
+    built = built_verdict(verdict_head(HEAD["index"], _Check()), **shape)
+    assert built == validated
+    assert built.model_dump() == validated.model_dump()
+    assert built.model_dump_json() == validated.model_dump_json()  # field order kept
+    record = TaskRecord(
+        task_id="t", attempt="1", family="f", tier="easy", status="failed", score=0.0,
+        earned=0.0, weight=2.0, checks=[built],
+    )  # fmt: skip
+    assert TaskRecord.model_validate_json(record.model_dump_json()).checks == [validated]
+
+
+def test_built_verdicts_do_not_share_state() -> None:
+    first = built_verdict(verdict_head(0, _Check()), earned=0.0, outcome="fail")
+    second = built_verdict(verdict_head(0, _Check()), earned=0.0, outcome="fail")
+    first.detail = "changed"
+    assert second.detail == "" and "detail" in first.model_fields_set
+
+
+class _Check:
+    """A check's fields as every check model carries them."""
+
+    type = HEAD["type"]
+    description = HEAD["description"]
+    category = HEAD["category"]
+    subtask_category = HEAD["subtask_category"]
+    points = HEAD["points"]
