@@ -116,6 +116,7 @@ def test_records_request_and_pharmacy_change_are_recorded(
     assert request["fax_number"] == "4155550142" and request["patient_id"] == who.id
     [change] = portal["pharmacy_changes"]
     assert (change["from_pharmacy_id"], change["to_pharmacy_id"]) == (who.pharmacy_id, new.id)
+    assert change["to_pharmacy"] == new.name and change["from_pharmacy"] not in ("", new.name)
     assert state["delta"]["pp_patients"]["updated"] == [
         {
             "key": {"id": who.id},

@@ -205,6 +205,7 @@ def test_cancelling_and_booking_land_in_the_state_and_the_delta(
     ]
     assert changes[0]["appointment_id"] == appt.id and changes[0]["cancel_reason"] == "conflict"
     assert changes[1]["provider_id"] == provider.id
+    assert changes[1]["provider_name"].startswith(f"{provider.last}, {provider.first}, ")
     taken = {
         a.starts_at
         for a in people.appointments
