@@ -17,6 +17,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from endstate.envs.suite.baseline_rows import (
+    KeysNotUnique,
+    baseline_rows,
+    differing,
+    keyed_rows,
+)
 from endstate.envs.suite.descriptors import (
     DescriptorsExhausted,
     descriptor_limit,
@@ -397,15 +403,36 @@ class EpisodeDB:
     def delta(self, every_table: bool = False) -> dict[str, dict[str, list[dict[str, JSONValue]]]]:
         """Rows added, updated and removed per table against the template (empty tables omitted).
 
-        SQLite finds the rows that differ (`EXCEPT` both ways, against the template attached
-        to the episode's connection); only those come into Python, and only tables some
-        statement could have written are compared (`written`; `every_table` compares all),
-        so a read costs what the episode changed, not what the world holds.
+        Only tables some statement could have written are compared (`written`; `every_table`
+        compares all), so a read costs what the episode wrote, not what the world holds. Each
+        written table of the episode is read once and compared, row by row and whole, with the
+        baseline's rows, which are read once per baseline (`baseline_rows`). Where that cannot
+        hold — a schema changed, every table asked for, two rows under one key — SQLite compares
+        with `EXCEPT` both ways against the baseline attached to the connection.
         """
+        baseline = self.baseline if self.baseline is not None else self.template.read_bytes()
+        written = None if every_table else self.written
+        if written is None:
+            return self._delta_by_sql(baseline, None)
+        kept = baseline_rows(baseline)
+        out: dict[str, dict[str, list[dict[str, JSONValue]]]] = {}
+        try:
+            for table, keys in delta_keys():
+                if table not in written:
+                    continue
+                now = keyed_rows(self.conn, "main", table, keys)
+                after, before = differing(now, kept.table(table, keys))
+                _put(out, table, keys, _records(now.columns, after), _records(now.columns, before))
+        except KeysNotUnique:
+            return self._delta_by_sql(baseline, written)
+        return out
+
+    def _delta_by_sql(
+        self, baseline: bytes, written: set[str] | None
+    ) -> dict[str, dict[str, list[dict[str, JSONValue]]]]:
+        """The delta by SQLite's `EXCEPT`, the baseline attached to the episode's connection."""
         out: dict[str, dict[str, list[dict[str, JSONValue]]]] = {}
         conn = self.conn
-        written = None if every_table else self.written
-        baseline = self.baseline if self.baseline is not None else self.template.read_bytes()
         conn.execute("ATTACH DATABASE ':memory:' AS tmpl")
         try:
             conn.deserialize(baseline, name="tmpl")
@@ -414,26 +441,43 @@ class EpisodeDB:
                     continue
                 after = _differing(conn, "main", "tmpl", table, keys)
                 before = _differing(conn, "tmpl", "main", table, keys)
-                added = [after[k] for k in after if k not in before]
-                removed = [before[k] for k in before if k not in after]
-                updated = [
-                    {
-                        "key": dict(zip(keys, k, strict=True)),
-                        "changes": {
-                            col: {"before": before[k][col], "after": after[k][col]}
-                            for col in after[k]
-                            if after[k][col] != before[k][col]
-                        },
-                    }
-                    for k in after
-                    if k in before
-                ]
-                updated = [u for u in updated if u["changes"]]  # equal once read as JSON
-                if added or removed or updated:
-                    out[table] = {"added": added, "updated": updated, "removed": removed}
+                _put(out, table, keys, after, before)
         finally:
             conn.execute("DETACH DATABASE tmpl")
         return out
+
+
+def _records(
+    columns: tuple[str, ...], rows: dict[Any, tuple[Any, ...]]
+) -> dict[Any, dict[str, JSONValue]]:
+    return {k: {c: _plain(v) for c, v in zip(columns, row, strict=True)} for k, row in rows.items()}
+
+
+def _put(
+    out: dict[str, dict[str, list[dict[str, JSONValue]]]],
+    table: str,
+    keys: tuple[str, ...],
+    after: dict[Any, dict[str, JSONValue]],
+    before: dict[Any, dict[str, JSONValue]],
+) -> None:
+    """One table's rows added, updated (the columns that differ once read as JSON) and removed."""
+    added = [after[k] for k in after if k not in before]
+    removed = [before[k] for k in before if k not in after]
+    updated = [
+        {
+            "key": dict(zip(keys, k, strict=True)),
+            "changes": {
+                col: {"before": before[k][col], "after": after[k][col]}
+                for col in after[k]
+                if after[k][col] != before[k][col]
+            },
+        }
+        for k in after
+        if k in before
+    ]
+    updated = [u for u in updated if u["changes"]]  # equal once read as JSON
+    if added or removed or updated:
+        out[table] = {"added": added, "updated": updated, "removed": removed}
 
 
 _WRITES = frozenset({sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE})
