@@ -207,6 +207,17 @@ def _blocked(tasks: list[Task]) -> dict[str, str]:
 
 
 async def execute(opts: RunOptions) -> RunResult:
+    # The browser an in-process agent will take starts first: it is the slowest thing to set
+    # up, and starts alongside loading the corpus and checking endpoints.
+    ahead = LaunchAhead() if opts.agent.uses_page else None
+    try:
+        return await _execute(opts, ahead)
+    finally:
+        if ahead is not None:
+            await ahead.abandon()  # a no-op once a run took it; else it is closed
+
+
+async def _execute(opts: RunOptions, ahead: LaunchAhead | None) -> RunResult:
     corpus = load_corpus(opts.corpus)  # refuses an edited vendored corpus
     task_ids = select_tasks(corpus, opts.tasks)
     tasks = [corpus.task(i) for i in task_ids]
@@ -220,9 +231,6 @@ async def execute(opts: RunOptions) -> RunResult:
 
     kind = opts.env or choose_environment([t.public for t in tasks])
     async with AsyncExitStack() as started:
-        ahead = LaunchAhead() if opts.agent.uses_page else None
-        if ahead is not None:
-            started.push_async_callback(ahead.abandon)
         env = await started.enter_async_context(
             start_environment(
                 kind, opts.seed, opts.world_seed, opts.environment, opts.system_options

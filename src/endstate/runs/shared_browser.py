@@ -88,8 +88,8 @@ class LaunchAhead:
 
     Playwright's driver and Chromium take about half a second to start, as long as setting
     up the environment, the agent and the pins can take; a run whose agent takes a page
-    starts both at once. `enter` hands the browser to the run's exit stack; `abandon`
-    (registered on that stack first) closes one the run never took."""
+    starts it before anything else. `enter` hands the browser to the run's exit stack;
+    `abandon` (called whatever way the run ends) closes one the run never took."""
 
     def __init__(self, headless: bool = True) -> None:
         self._manager = shared_browser(True, headless)
