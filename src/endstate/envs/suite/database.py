@@ -17,12 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from endstate.envs.suite.baseline_rows import (
-    KeysNotUnique,
-    baseline_rows,
-    differing,
-    keyed_rows,
-)
+from endstate.envs.suite.baseline import KeysNotUnique, baseline_of, differing, keyed_rows
 from endstate.envs.suite.descriptors import (
     DescriptorsExhausted,
     descriptor_limit,
@@ -240,9 +235,18 @@ class EpisodeDB:
         return sqlite3.SQLITE_OK
 
     def rebase(self, baseline: bytes) -> None:
-        """The episode's current bytes become what the delta is taken against."""
+        """The episode's current bytes become what the delta is taken against.
+
+        The connection is closed: the authorizer sees a statement only when it is prepared,
+        and a write the connection had already prepared (a set-up's insert that a page later
+        makes with the same SQL) would run again from its statement cache unseen."""
         self.baseline = baseline
         self.written = set()
+        if self._conn is not None and not self._conn.in_transaction:
+            if self.cache is not None:
+                self.cache.forget(self)
+            self._conn.close()
+            self._conn = None
 
     @contextmanager
     def lease(self) -> Iterator[EpisodeDB]:
@@ -317,11 +321,22 @@ class EpisodeDB:
                 conn.execute("COMMIT")
 
     def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
-        return list(self.conn.execute(sql, params))
+        """The rows of a read; one that reads only tables no statement of this episode could
+        have written is answered as the baseline answers it (`baseline.py`), once per query."""
+        known = self._known(sql, params)
+        return known if known is not None else list(self.conn.execute(sql, params))
 
     def row(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Row | None:
+        known = self._known(sql, params)
+        if known is not None:
+            return known[0] if known else None
         found: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
         return found
+
+    def _known(self, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row] | None:
+        if self.written is None or self.baseline is None or self.closed:
+            return None
+        return baseline_of(self.baseline).answer(sql, params, self.written)
 
     # -- writes --------------------------------------------------------------------------
     @contextmanager
@@ -406,7 +421,7 @@ class EpisodeDB:
         Only tables some statement could have written are compared (`written`; `every_table`
         compares all), so a read costs what the episode wrote, not what the world holds. Each
         written table of the episode is read once and compared, row by row and whole, with the
-        baseline's rows, which are read once per baseline (`baseline_rows`). Where that cannot
+        baseline's rows, which are read once per baseline (`baseline.py`). Where that cannot
         hold — a schema changed, every table asked for, two rows under one key — SQLite compares
         with `EXCEPT` both ways against the baseline attached to the connection.
         """
@@ -414,7 +429,7 @@ class EpisodeDB:
         written = None if every_table else self.written
         if written is None:
             return self._delta_by_sql(baseline, None)
-        kept = baseline_rows(baseline)
+        kept = baseline_of(baseline)
         out: dict[str, dict[str, list[dict[str, JSONValue]]]] = {}
         try:
             for table, keys in delta_keys():
