@@ -101,7 +101,7 @@ def test_a_write_prepared_before_a_rebase_is_seen_after_it(tmp_path: Path) -> No
     db.conn.execute(insert, ("R-1", "A-1"))  # the set-up's write
     db.rebase(db.path.read_bytes())
     count = "SELECT count(*) FROM auth_records"
-    assert db.row(count)[0] == 1 and _answered(db, count)
+    assert db.row(count)[0] == 1
     db.conn.execute(insert, ("R-2", "A-2"))  # the same SQL, after the rebase
     assert "auth_records" in (db.written or ())
     assert db.row(count)[0] == 2

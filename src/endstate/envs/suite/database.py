@@ -127,6 +127,9 @@ class EpisodeDB:
         # baseline (SQLite's authorizer names them when a statement is prepared): the delta
         # compares only these. `None`: a schema change, so every table is compared.
         self.written: set[str] | None = set()
+        # Reads of unwritten tables are answered from the baseline only while it is the one
+        # every episode of the world shares; an episode's own set-up is read from its file.
+        self.shared_baseline = True
 
     @classmethod
     def create(
@@ -242,6 +245,7 @@ class EpisodeDB:
         makes with the same SQL) would run again from its statement cache unseen."""
         self.baseline = baseline
         self.written = set()
+        self.shared_baseline = False
         if self._conn is not None and not self._conn.in_transaction:
             if self.cache is not None:
                 self.cache.forget(self)
@@ -334,7 +338,7 @@ class EpisodeDB:
         return found
 
     def _known(self, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row] | None:
-        if self.written is None or self.baseline is None or self.closed:
+        if self.written is None or self.baseline is None or self.closed or not self.shared_baseline:
             return None
         return baseline_of(self.baseline).answer(sql, params, self.written)
 
