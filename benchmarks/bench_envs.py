@@ -53,6 +53,7 @@ from endstate.envs import EmbeddedSuite
 from endstate.envs.server import _bind
 from endstate.envs.shared.web import STATIC
 from endstate.envs.suite.fingerprint import nonce
+from endstate.envs.suite.limits import SuiteLimits
 from endstate.envs.systems.patient_portal.model import Patient
 from endstate.envs.systems.patient_portal.population import of_world
 
@@ -393,6 +394,11 @@ def row(label: str, got: list[float], ref: list[float]) -> str:
     return f"| {label} | {g50:.2f} | {g95:.2f} | {r50:.2f} | {r95:.2f} | {g50 / r50:.2f} |"
 
 
+# Every bound as shipped but the request rate, which hundreds of timed requests to one episode
+# would reach: the timings are of the pages, not of the bound (bench_fairness times that).
+UNTHROTTLED = SuiteLimits(requests_per_second=1e6, request_burst=10**6)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--episodes", type=int, default=200)
@@ -407,7 +413,7 @@ def main() -> None:
 
     with (
         tempfile.TemporaryDirectory() as cache,
-        EmbeddedSuite.start(cache_dir=Path(cache)) as suite,
+        EmbeddedSuite.start(cache_dir=Path(cache), limits=UNTHROTTLED) as suite,
     ):
         created = episode_creation(suite, args.episodes)
         renders, bodies = render_times(suite, args.renders)
@@ -420,7 +426,9 @@ def main() -> None:
     lines = [
         "## Embedded environments",
         "",
-        f"{machine()}. Every reference is measured in the same run.",
+        f"{machine()}. Every reference is measured in the same run. The per-attempt request "
+        "rate (20 a second after a burst of 100) is lifted for these timings: hundreds of "
+        "requests to one episode would otherwise time the bound, not the page.",
         "",
         f"### Episode creation ({args.episodes} episodes; reference: `shutil.copyfile` of the "
         "template database)",
