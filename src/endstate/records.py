@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict, TypeVar
 
 from pydantic import AfterValidator, BaseModel, Field
 
@@ -98,14 +98,29 @@ class VerdictHead(TypedDict):
     points: float
 
 
-# Every field in declaration order with its default (required ones get placeholders that
-# `built_verdict` always overwrites): a verdict's fields keep the order validation gives them.
-_VERDICT_FIELDS: dict[str, Any] = {
-    name: None if field.is_required() else field.get_default(call_default_factory=True)
-    for name, field in CheckVerdict.model_fields.items()
-}
-_new_model = object.__new__
-_set_slot = object.__setattr__
+def _field_defaults(model: type[BaseModel]) -> dict[str, Any]:
+    """Every field in declaration order with its default (required ones get placeholders the
+    builder always overwrites): a built model keeps the field order validation gives it."""
+    return {
+        name: None if field.is_required() else field.get_default(call_default_factory=True)
+        for name, field in model.model_fields.items()
+    }
+
+
+_Built = TypeVar("_Built", bound=BaseModel)
+
+
+def _trusted(model: type[_Built], values: dict[str, Any]) -> _Built:
+    """A model holding `values` as they are: the caller's types are the model's own."""
+    built = object.__new__(model)
+    object.__setattr__(built, "__dict__", values)
+    object.__setattr__(built, "__pydantic_fields_set__", set(values))
+    object.__setattr__(built, "__pydantic_extra__", None)
+    object.__setattr__(built, "__pydantic_private__", None)
+    return built
+
+
+_VERDICT_FIELDS = _field_defaults(CheckVerdict)
 
 
 def built_verdict(
@@ -149,12 +164,7 @@ def built_verdict(
         values["leg_kind"] = leg_kind
     if leg_score is not None:
         values["leg_score"] = leg_score
-    verdict = _new_model(CheckVerdict)
-    _set_slot(verdict, "__dict__", values)
-    _set_slot(verdict, "__pydantic_fields_set__", set(values))
-    _set_slot(verdict, "__pydantic_extra__", None)
-    _set_slot(verdict, "__pydantic_private__", None)
-    return verdict
+    return _trusted(CheckVerdict, values)
 
 
 def verdict_head(index: int, check: Any) -> VerdictHead:
@@ -318,6 +328,50 @@ class TaskRecord(BaseModel):
     def false_success(self) -> bool:
         """The agent claimed it was done, and the end state says otherwise."""
         return self.facts is not None and self.facts.claim == "done" and not self.passed
+
+
+_RECORD_FIELDS = _field_defaults(TaskRecord)
+
+
+def built_record(
+    *,
+    task_id: str,
+    attempt: str,
+    family: str,
+    tier: str,
+    scenario_label: str | None,
+    template: str | None,
+    weight: float,
+    judge: JudgeIdentity | None,
+    status: TaskStatus,
+    score: float,
+    earned: float,
+    ungraded_points: float,
+    flagged: bool,
+    checks: list[CheckVerdict],
+    state_source: str | None,
+) -> TaskRecord:
+    """A scored record from scoring's own typed values, without validating them again (as
+    `built_verdict`; numbers made floats, as validation makes them)."""
+    values = dict(_RECORD_FIELDS)
+    values.update(
+        task_id=task_id,
+        attempt=printable(attempt),
+        family=family,
+        tier=tier,
+        scenario_label=scenario_label,
+        template=template,
+        status=status,
+        score=float(score),
+        earned=float(earned),
+        weight=float(weight),
+        ungraded_points=float(ungraded_points),
+        flagged=flagged,
+        checks=checks,
+        judge=judge,
+        state_source=None if state_source is None else printable(state_source),
+    )
+    return _trusted(TaskRecord, values)
 
 
 class TaskFacts(BaseModel):

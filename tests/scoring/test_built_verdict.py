@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from endstate.corpus.loader import load_corpus
 from endstate.records import CheckVerdict, TaskRecord, built_verdict, verdict_head
+from endstate.scoring.states import read_state
+from endstate.scoring.task_score import score_task
 
 HEAD: dict[str, Any] = {
     "index": 3,
@@ -72,3 +76,19 @@ class _Check:
     category = HEAD["category"]
     subtask_category = HEAD["subtask_category"]
     points = HEAD["points"]
+
+
+def test_scored_records_are_the_validated_records() -> None:
+    """Every task of the mini corpus on its recorded states: the record scoring builds equals
+    the one validation gives, field for field and byte for byte in JSON."""
+    root = Path(__file__).resolve().parents[1] / "fixtures"
+    corpus = load_corpus(root / "hab-mini")
+    scored = 0
+    for path in sorted((root / "hab-mini-states").glob("*.state.json")):
+        task = corpus.task(path.name.split(".")[0])
+        record = score_task(task, read_state(path), attempt="2 \udc80", state_source=str(path))
+        again = TaskRecord.model_validate(record.model_dump())
+        assert record == again and record.model_dump_json() == again.model_dump_json()
+        assert isinstance(record.ungraded_points, float) and "\\udc80" in record.attempt
+        scored += 1
+    assert scored == 5

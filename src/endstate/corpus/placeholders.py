@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from endstate.jmes import JMESPathError, compile_expression
+from endstate.jmes import JMESPathError, Query, compile_expression
 
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 
@@ -50,21 +50,41 @@ def _pieces(template: str) -> tuple[str, ...]:
     return tuple(piece if i % 2 == 0 else piece.strip() for i, piece in enumerate(pieces))
 
 
+@lru_cache(maxsize=4096)
+def _plan(template: str) -> tuple[str | Query, ...] | None:
+    """The template's literal text and compiled queries, in order; None when it has none.
+    An expression that does not compile stays text-free: it renders as empty."""
+    pieces = _pieces(template)
+    if len(pieces) == 1:
+        return None
+    plan: list[str | Query] = []
+    for i, piece in enumerate(pieces):
+        if i % 2 == 0:
+            if piece:
+                plan.append(piece)
+            continue
+        try:
+            plan.append(compile_expression(piece))
+        except JMESPathError:
+            continue
+    return tuple(plan)
+
+
 def render(template: str, state: Any) -> str:
     """Replace each `{{ expr }}` with its JMESPath result on the state document.
 
     A query error renders as empty text, like a null result: the judge then sees no answer.
     """
-    pieces = _pieces(template)
-    if len(pieces) == 1:
+    plan = _plan(template)
+    if plan is None:
         return template
     out = []
-    for i, piece in enumerate(pieces):
-        if i % 2 == 0:
+    for piece in plan:
+        if isinstance(piece, str):
             out.append(piece)
             continue
         try:
-            out.append(render_value(compile_expression(piece).search(state)))
+            out.append(render_value(piece.search(state)))
         except JMESPathError:
             out.append("")
     return "".join(out)

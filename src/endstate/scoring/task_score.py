@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from endstate.corpus.model import Task
-from endstate.records import InfrastructureFault, TaskRecord
+from endstate.records import InfrastructureFault, TaskRecord, built_record
 from endstate.scoring.check_kinds import CheckContext, kinds_for
 from endstate.scoring.judge import Judge
 from endstate.scoring.legs import read_answer
@@ -59,7 +59,7 @@ def score_task(
     ungraded = sum(v.points for v in verdicts if v.outcome == "ungraded")
     score = earned / weight if weight else 0.0
     passed = not ungraded and weight > 0 and earned == weight
-    return TaskRecord(
+    return built_record(
         **_base(task, attempt, judge, weight),
         status="passed" if passed else "failed",
         score=score,
