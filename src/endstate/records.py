@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict, TypeVar
+from typing import Annotated, Any, Literal, Protocol, TypeVar
 
 from pydantic import AfterValidator, BaseModel, Field
 
@@ -87,15 +87,19 @@ class CheckVerdict(BaseModel):
         return again != (self.outcome == "pass")
 
 
-class VerdictHead(TypedDict):
-    """What a verdict repeats of its check: the same for every attempt at the task."""
+class GradedCheck(Protocol):
+    """What a verdict repeats of its check (every check model has these)."""
 
-    index: int
-    type: str
-    description: str
-    category: str | None
-    subtask_category: str | None
-    points: float
+    @property
+    def type(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def category(self) -> str | None: ...
+    @property
+    def subtask_category(self) -> str | None: ...
+    @property
+    def points(self) -> float: ...
 
 
 def _field_defaults(model: type[BaseModel]) -> dict[str, Any]:
@@ -110,21 +114,26 @@ def _field_defaults(model: type[BaseModel]) -> dict[str, Any]:
 _Built = TypeVar("_Built", bound=BaseModel)
 
 
-def _trusted(model: type[_Built], values: dict[str, Any]) -> _Built:
-    """A model holding `values` as they are: the caller's types are the model's own."""
-    built = object.__new__(model)
-    object.__setattr__(built, "__dict__", values)
-    object.__setattr__(built, "__pydantic_fields_set__", set(values))
-    object.__setattr__(built, "__pydantic_extra__", None)
-    object.__setattr__(built, "__pydantic_private__", None)
+def _trusted(model: type[_Built], values: dict[str, Any], every: set[str]) -> _Built:
+    """A model holding `values` (every field of it) as they are: the caller's types are the
+    model's own. `every` is the model's field names, shared: pydantic only ever adds a field
+    name to it, and each is in it already."""
+    built = _new(model)
+    _put(built, "__dict__", values)
+    _put(built, "__pydantic_fields_set__", every)
+    _put(built, "__pydantic_extra__", None)
+    _put(built, "__pydantic_private__", None)
     return built
 
 
-_VERDICT_FIELDS = _field_defaults(CheckVerdict)
+_new = object.__new__
+_put = object.__setattr__
+_VERDICT_NAMES = set(CheckVerdict.model_fields)
 
 
 def built_verdict(
-    head: VerdictHead,
+    index: int,
+    check: GradedCheck,
     *,
     earned: float,
     outcome: CheckOutcome,
@@ -143,40 +152,29 @@ def built_verdict(
     Scoring builds one per check per attempt, and pydantic's validation was most of a task
     record's cost; every value here is typed at the call, and the text that can carry what
     an end state held is made printable as validation would (`SafeText`). Equal to the
-    validated model, field for field and byte for byte in JSON (tests/test_records.py)."""
-    values = dict(_VERDICT_FIELDS)
-    values.update(head)
-    values["earned"] = earned
-    values["outcome"] = outcome
-    values["detail"] = printable(detail)
-    if answer is not None:
-        values["answer"] = printable(answer)
-    if votes is not None:
-        values["votes"] = votes
-    values["cached"] = cached
-    if rubric_input is not None:
-        values["rubric_input"] = {k: printable(v) for k, v in rubric_input.items()}
-    if rejudge_votes is not None:
-        values["rejudge_votes"] = rejudge_votes
-    if leg is not None:
-        values["leg"] = leg
-    if leg_kind is not None:
-        values["leg_kind"] = leg_kind
-    if leg_score is not None:
-        values["leg_score"] = leg_score
-    return _trusted(CheckVerdict, values)
-
-
-def verdict_head(index: int, check: Any) -> VerdictHead:
-    """The head of a verdict on `check` (any check model: they share these fields)."""
-    return {
+    validated model, field for field and byte for byte in JSON (test_built_verdict.py)."""
+    values = {  # in the model's field order, as validation leaves them
         "index": index,
         "type": check.type,
         "description": check.description,
         "category": check.category,
         "subtask_category": check.subtask_category,
         "points": check.points,
+        "earned": earned,
+        "outcome": outcome,
+        "detail": printable(detail),
+        "votes": votes,
+        "answer": None if answer is None else printable(answer),
+        "cached": cached,
+        "rubric_input": None
+        if rubric_input is None
+        else {k: printable(v) for k, v in rubric_input.items()},
+        "rejudge_votes": rejudge_votes,
+        "leg": leg,
+        "leg_kind": leg_kind,
+        "leg_score": leg_score,
     }
+    return _trusted(CheckVerdict, values, _VERDICT_NAMES)
 
 
 class SandboxFacts(BaseModel):
@@ -331,6 +329,7 @@ class TaskRecord(BaseModel):
 
 
 _RECORD_FIELDS = _field_defaults(TaskRecord)
+_RECORD_NAMES = set(TaskRecord.model_fields)
 
 
 def built_record(
@@ -371,7 +370,7 @@ def built_record(
         judge=judge,
         state_source=None if state_source is None else printable(state_source),
     )
-    return _trusted(TaskRecord, values)
+    return _trusted(TaskRecord, values, _RECORD_NAMES)
 
 
 class TaskFacts(BaseModel):

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from endstate.corpus.loader import load_corpus
-from endstate.records import CheckVerdict, TaskRecord, built_verdict, verdict_head
+from endstate.records import CheckVerdict, TaskRecord, built_verdict
 from endstate.scoring.states import read_state
 from endstate.scoring.task_score import score_task
 
@@ -50,7 +50,7 @@ SHAPES: list[dict[str, Any]] = [
 @pytest.mark.parametrize("shape", SHAPES)
 def test_built_verdict_is_the_validated_verdict(shape: dict[str, Any]) -> None:
     validated = CheckVerdict(**HEAD, **shape)
-    built = built_verdict(verdict_head(HEAD["index"], _Check()), **shape)
+    built = built_verdict(HEAD["index"], _Check(), **shape)
     assert built == validated
     assert built.model_dump() == validated.model_dump()
     assert built.model_dump_json() == validated.model_dump_json()  # field order kept
@@ -62,8 +62,8 @@ def test_built_verdict_is_the_validated_verdict(shape: dict[str, Any]) -> None:
 
 
 def test_built_verdicts_do_not_share_state() -> None:
-    first = built_verdict(verdict_head(0, _Check()), earned=0.0, outcome="fail")
-    second = built_verdict(verdict_head(0, _Check()), earned=0.0, outcome="fail")
+    first = built_verdict(0, _Check(), earned=0.0, outcome="fail")
+    second = built_verdict(0, _Check(), earned=0.0, outcome="fail")
     first.detail = "changed"
     assert second.detail == "" and "detail" in first.model_fields_set
 

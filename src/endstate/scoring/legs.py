@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from endstate.corpus.legs import AnswerCheck, DeltaCheck
-from endstate.records import CheckVerdict, built_verdict, verdict_head
+from endstate.records import CheckVerdict, built_verdict
 from endstate.scoring.answer_match import LegVerdict, match_answer, missing_answer, wrong
 from endstate.scoring.answers import AnswerReading, extract_answer
 from endstate.scoring.delta_legs import grade_write_leg
@@ -47,7 +47,8 @@ def _verdict(
     index: int, check: AnswerCheck | DeltaCheck, verdict: LegVerdict, answer: str | None
 ) -> CheckVerdict:
     return built_verdict(
-        verdict_head(index, check),
+        index,
+        check,
         earned=check.points if verdict.correct else 0.0,
         outcome="pass" if verdict.correct else "fail",
         detail=verdict.reason[:500],

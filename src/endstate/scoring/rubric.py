@@ -6,7 +6,7 @@ from typing import Any
 
 from endstate.corpus.model import JudgeCheck
 from endstate.corpus.placeholders import render
-from endstate.records import CheckVerdict, built_verdict, verdict_head
+from endstate.records import CheckVerdict, built_verdict
 from endstate.scoring.judge import Judge, JudgeUnavailable, RubricInput
 
 NO_JUDGE = "no judge configured"
@@ -32,28 +32,32 @@ def render_rubric(check: JudgeCheck, state: Any) -> RubricInput:
 
 
 def judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | None) -> CheckVerdict:
-    head = verdict_head(index, check)
     try:
         texts = _rendered(check, state)
     except Exception as exc:  # the benchmark fails a check whose templates cannot render
         detail = f"error rendering the rubric: {type(exc).__name__}: {exc}"
-        return built_verdict(head, earned=0.0, outcome="fail", detail=detail[:500])
+        return built_verdict(index, check, earned=0.0, outcome="fail", detail=detail[:500])
     answer = texts[2]
     if judge is None:  # nothing reads the rest: no judge input is built
-        return built_verdict(head, earned=0.0, outcome="ungraded", detail=NO_JUDGE, answer=answer)
+        return built_verdict(
+            index, check, earned=0.0, outcome="ungraded", detail=NO_JUDGE, answer=answer
+        )
     rendered = _judge_input(texts)
     try:
         verdict = judge.grade(rendered)
     except JudgeUnavailable as exc:
-        return built_verdict(head, earned=0.0, outcome="ungraded", detail=str(exc), answer=answer)
+        return built_verdict(
+            index, check, earned=0.0, outcome="ungraded", detail=str(exc), answer=answer
+        )
     except Exception as exc:  # whatever the judge did, its points stay ungraded, never guessed
         detail = f"judge failed: {type(exc).__name__}: {exc}"
         return built_verdict(
-            head, earned=0.0, outcome="ungraded", detail=detail[:500], answer=answer
+            index, check, earned=0.0, outcome="ungraded", detail=detail[:500], answer=answer
         )
     passed = verdict.grade == 1
     return built_verdict(
-        head,
+        index,
+        check,
         answer=answer,
         earned=check.points if passed else 0.0,
         outcome="pass" if passed else "fail",

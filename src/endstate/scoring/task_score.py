@@ -52,11 +52,17 @@ def score_task(
     a check no kind scores is refused (`UnknownCheckType`, naming its file and the type)."""
     every = task.grading.checks
     kinds = kinds_for(task)
-    ctx = CheckContext(state, judge, read_answer(every, final_message), every)
+    reads = any(kind.name == "answer" for kind in kinds)  # a read leg: the answer is read
+    reading = read_answer(every, final_message) if reads else None
+    ctx = CheckContext(state, judge, reading, every)
     verdicts = [kind.score(i, c, ctx) for i, (kind, c) in enumerate(zip(kinds, every, strict=True))]
     weight = task.grading.weight
-    earned = sum(v.earned for v in verdicts)
-    ungraded = sum(v.points for v in verdicts if v.outcome == "ungraded")
+    earned = 0.0
+    ungraded = 0.0
+    for v in verdicts:
+        earned += v.earned
+        if v.outcome == "ungraded":
+            ungraded += v.points
     score = earned / weight if weight else 0.0
     passed = not ungraded and weight > 0 and earned == weight
     return built_record(
