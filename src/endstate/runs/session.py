@@ -7,8 +7,10 @@ first attempt; the report is written only from the records on disk.
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import secrets
+from collections.abc import Awaitable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -16,7 +18,7 @@ from typing import Any
 
 from endstate import firewall
 from endstate.boundary import boundary_weakenings
-from endstate.build import build_info
+from endstate.build import BuildInfo, build_info
 from endstate.corpus.contamination import pin_register
 from endstate.corpus.loader import Corpus, load_corpus
 from endstate.corpus.model import Task
@@ -87,6 +89,7 @@ def _manifest(
     browser: str | None,
     isolation: Isolation,
     endpoint_checks: list[EndpointCheck],
+    build: BuildInfo,
 ) -> Manifest:
     info = env.info()
     agent = opts.agent
@@ -120,7 +123,7 @@ def _manifest(
         contamination=(
             pin_register(opts.contamination, corpus, task_ids) if opts.contamination else None
         ),
-        build=build_info(),
+        build=build,
         agent=agent_pin(opts.agent_spec, agent),
         judge=opts.judge.identity if opts.judge else None,
         environment=EnvironmentPin(
@@ -210,14 +213,20 @@ async def execute(opts: RunOptions) -> RunResult:
     # The browser an in-process agent will take starts first: it is the slowest thing to set
     # up, and starts alongside loading the corpus and checking endpoints.
     ahead = LaunchAhead() if opts.agent.uses_page else None
+    # The build's pin asks git twice: it is asked meanwhile, off the loop.
+    build = asyncio.ensure_future(asyncio.to_thread(build_info))
     try:
-        return await _execute(opts, ahead)
+        return await _execute(opts, ahead, build)
     finally:
         if ahead is not None:
             await ahead.abandon()  # a no-op once a run took it; else it is closed
+        if not build.done():
+            build.cancel()
 
 
-async def _execute(opts: RunOptions, ahead: LaunchAhead | None) -> RunResult:
+async def _execute(
+    opts: RunOptions, ahead: LaunchAhead | None, build: Awaitable[BuildInfo]
+) -> RunResult:
     corpus = load_corpus(opts.corpus)  # refuses an edited vendored corpus
     task_ids = select_tasks(corpus, opts.tasks)
     tasks = [corpus.task(i) for i in task_ids]
@@ -230,77 +239,87 @@ async def _execute(opts: RunOptions, ahead: LaunchAhead | None) -> RunResult:
     endpoint_checks = await check_endpoints(opts.agent, opts.judge, tasks)
 
     kind = opts.env or choose_environment([t.public for t in tasks])
-    async with AsyncExitStack() as started:
-        env = await started.enter_async_context(
-            start_environment(
-                kind, opts.seed, opts.world_seed, opts.environment, opts.system_options
+    finishing: asyncio.Future[RunResult] | None = None
+    try:
+        async with AsyncExitStack() as started:
+            env = await started.enter_async_context(
+                start_environment(
+                    kind, opts.seed, opts.world_seed, opts.environment, opts.system_options
+                )
             )
-        )
-        await started.enter_async_context(refusing_foreign_tasks(env, tasks, corpus))
-        await started.enter_async_context(refusing_agent_writable_state(env, opts))
-        agent = await started.enter_async_context(
-            started_agent(opts, corpus, env, len(tasks) * opts.attempts)
-        )
-        needs_browser = agent.uses_page or env.needs_harness_browser
-        if ahead is not None and needs_browser:
-            browser = await ahead.enter(started)
-        else:
-            if ahead is not None:  # started for an agent that, once set up, takes no page
-                await ahead.abandon()
-            browser = await started.enter_async_context(shared_browser(needs_browser))
-        isolation = agent.isolation()
-        manifest = _manifest(
-            opts,
-            corpus,
-            tasks,
-            blocked,
-            env,
-            browser.version if browser else isolation.details.get("browser_version"),
-            isolation,
-            endpoint_checks,
-        )
-        if pinned is not None:
-            _refuse(
-                f"refusing to start: {opts.pin} pins a different run",
-                pin_mismatches(pinned, manifest),
+            await started.enter_async_context(refusing_foreign_tasks(env, tasks, corpus))
+            await started.enter_async_context(refusing_agent_writable_state(env, opts))
+            agent = await started.enter_async_context(
+                started_agent(opts, corpus, env, len(tasks) * opts.attempts)
             )
-        if store is not None and previous is not None:
-            manifest = _resumed(opts, store, previous, manifest, task_ids)
-            done = {(r.task_id, r.attempt) for r in store.read_records(repair=True)}
-        else:
-            store = RunStore(opts.out / manifest.run_id)
-            store.create(manifest)
-            done = set()
-        if opts.on_store:
-            opts.on_store(store.root)
-        plan = RunPlan(
-            tasks=tasks,
-            attempts=opts.attempts,
-            workers=opts.workers,
-            max_steps=opts.max_steps,
-            time_limit=opts.time_limit,
-            blocked=blocked,
-            prices=opts.prices,
-        )
-        if opts.on_start:
-            opts.on_start(len(plan.pairs()), len(done))
-        if opts.executor.kind == "ray":
-            # Here the environment, agent and browser only pinned the run: the workers have
-            # their own, so these close before the workers start rather than sit idle.
-            await started.aclose()
-            manifest = await _on_ray(opts, plan, store, manifest, kind, done)
-        else:
-            runner = Runner(
-                plan,
+            needs_browser = agent.uses_page or env.needs_harness_browser
+            if ahead is not None and needs_browser:
+                browser = await ahead.enter(started)
+            else:
+                if ahead is not None:  # started for an agent that, once set up, takes no page
+                    await ahead.abandon()
+                browser = await started.enter_async_context(shared_browser(needs_browser))
+            isolation = agent.isolation()
+            manifest = _manifest(
+                opts,
+                corpus,
+                tasks,
+                blocked,
                 env,
-                opts.agent,
-                store,
-                judge=opts.judge,
-                browser=browser,
-                on_record=opts.on_record,
+                browser.version if browser else isolation.details.get("browser_version"),
+                isolation,
+                endpoint_checks,
+                await build,
             )
-            await runner.execute(done)
-    return finish(store, manifest)
+            if pinned is not None:
+                _refuse(
+                    f"refusing to start: {opts.pin} pins a different run",
+                    pin_mismatches(pinned, manifest),
+                )
+            if store is not None and previous is not None:
+                manifest = _resumed(opts, store, previous, manifest, task_ids)
+                done = {(r.task_id, r.attempt) for r in store.read_records(repair=True)}
+            else:
+                store = RunStore(opts.out / manifest.run_id)
+                store.create(manifest)
+                done = set()
+            if opts.on_store:
+                opts.on_store(store.root)
+            plan = RunPlan(
+                tasks=tasks,
+                attempts=opts.attempts,
+                workers=opts.workers,
+                max_steps=opts.max_steps,
+                time_limit=opts.time_limit,
+                blocked=blocked,
+                prices=opts.prices,
+            )
+            if opts.on_start:
+                opts.on_start(len(plan.pairs()), len(done))
+            if opts.executor.kind == "ray":
+                # Here the environment, agent and browser only pinned the run: the workers have
+                # their own, so these close before the workers start rather than sit idle.
+                await started.aclose()
+                manifest = await _on_ray(opts, plan, store, manifest, kind, done)
+            else:
+                runner = Runner(
+                    plan,
+                    env,
+                    opts.agent,
+                    store,
+                    judge=opts.judge,
+                    browser=browser,
+                    on_record=opts.on_record,
+                )
+                await runner.execute(done)
+            # The report is written while what the run started (browser, environment) closes.
+            finishing = asyncio.ensure_future(asyncio.to_thread(finish, store, manifest))
+    except BaseException:
+        if finishing is not None:  # the report was on its way: it lands before the error
+            await asyncio.gather(finishing, return_exceptions=True)
+        raise
+    assert finishing is not None
+    return await finishing
 
 
 async def _on_ray(
