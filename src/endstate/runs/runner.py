@@ -124,11 +124,11 @@ class Runner:
 
     async def _finish(self, task: Task, attempt: str, record: TaskRecord, held: _Held) -> None:
         record = await self._settle(record, held)
-        try:
-            self.store.append(record)
+        try:  # off the loop: the fsync would hold up the attempt running meanwhile
+            await asyncio.to_thread(self.store.append, record)
         except ValueError as exc:  # the record itself could not be written
             record = harness_fault(task, attempt, "write_record", exc, self.judge)
-            self.store.append(record)
+            await asyncio.to_thread(self.store.append, record)
         if self.on_record:
             self.on_record(record)
 
@@ -177,8 +177,10 @@ class Runner:
         return record, held
 
     async def _settle(self, record: TaskRecord, held: _Held) -> TaskRecord:
-        """Close the attempt's browser context, then its episode (named in the record if the
-        close failed)."""
+        """Keep the end state scored, close the attempt's browser context, then its episode
+        (named in the record if the close failed)."""
+        if held.end_state is not None:
+            await asyncio.to_thread(held.end_state[0].write_bytes, held.end_state[1])
         if held.context is not None:
             await _quietly(held.context.close())
         if held.episode is None:
@@ -252,7 +254,7 @@ class Runner:
                 infrastructure=fault,
             )
             return record.model_copy(update={"facts": facts})
-        return await self._score(task, attempt, episode, page, facts, outcome)
+        return await self._score(task, attempt, held, page, facts, outcome)
 
     async def _closed(self, record: TaskRecord, episode: EpisodeHandle) -> TaskRecord:
         """Close the episode; a close that failed (every retry) is named in the record."""
@@ -287,11 +289,13 @@ class Runner:
         self,
         task: Task,
         attempt: str,
-        episode: EpisodeHandle,
+        held: _Held,
         page: Page | None,
         facts: AttemptFacts,
         outcome: AgentOutcome,
     ) -> TaskRecord:
+        episode = held.episode
+        assert episode is not None
         source = f"{self.env.kind}:episode/{episode.episode_id}"
         try:
             if not self.state_from_agent_browser:
@@ -306,14 +310,16 @@ class Runner:
                 task, attempt, f"end state unreadable: {exc}", self.judge, source, fault
             )
             return record.model_copy(update={"facts": facts})
-        # The exact document scored, kept for audits and for scoring it again elsewhere.
+        # The exact document scored, kept for audits and for scoring it again elsewhere
+        # (written as the attempt settles, before its record).
         state, text = writable_state(state)
-        end_state = self.store.trace_dir(task.id, attempt) / "end_state.json"
-        await asyncio.to_thread(end_state.write_bytes, text)
+        held.end_state = (self.store.trace_dir(task.id, attempt) / "end_state.json", text)
         began = time.monotonic()
-        record = await asyncio.to_thread(
-            score_task, task, state, attempt, self.judge, source, outcome.final_message
-        )
+        scoring = (task, state, attempt, self.judge, source, outcome.final_message)
+        if self.judge is None:  # checks alone take less than a thread's hand-off
+            record = score_task(*scoring)
+        else:  # a judge is called over the network: never on the loop
+            record = await asyncio.to_thread(score_task, *scoring)
         facts = facts.model_copy(update={"scoring_seconds": round(time.monotonic() - began, 3)})
         return record.model_copy(update={"facts": facts, "outcomes": outcomes_of(task, state)})
 
@@ -324,6 +330,7 @@ class _Held:
 
     episode: EpisodeHandle | None = None
     context: BrowserContext | None = None
+    end_state: tuple[Path, bytes] | None = None  # the document scored, and where it is kept
 
 
 async def _opened(opening: asyncio.Task[EpisodeHandle]) -> EpisodeHandle | None:
