@@ -48,5 +48,21 @@ def table_keys(ddl: str) -> TableKeys:
 
 
 def delta_keys() -> TableKeys:
-    """The tables a delta compares (all but `events`, reported in full) with their keys."""
-    return tuple((t, k) for t, k in table_keys(full_ddl()) if t not in UNDELTA_TABLES)
+    """The tables a delta compares (all but `events`, reported in full) with their keys.
+
+    Asked on every state read: kept while the same systems are registered (held, so that
+    none is mistaken for another), rather than the whole schema joined and hashed again."""
+    global _delta_keys
+    registered = tuple(systems().values())
+    kept = _delta_keys
+    if (
+        kept is None
+        or len(kept[0]) != len(registered)
+        or any(a is not b for a, b in zip(kept[0], registered, strict=True))
+    ):
+        keys = tuple((t, k) for t, k in table_keys(full_ddl()) if t not in UNDELTA_TABLES)
+        kept = _delta_keys = (registered, keys)
+    return kept[1]
+
+
+_delta_keys: tuple[tuple[object, ...], TableKeys] | None = None

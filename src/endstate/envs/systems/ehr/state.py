@@ -97,9 +97,25 @@ def _auth_records(episode: Episode) -> list[dict[str, Any]]:
     ]
 
 
+_LAST_DOCUMENT: dict[int, tuple[World, str]] = {}  # id(world) -> (world, its last document id)
+
+
+def _last_document(world: World) -> str:
+    """The world's last document id, found once per world (documents after it were added)."""
+    known = _LAST_DOCUMENT.get(id(world))
+    if known is None or known[0] is not world:
+        known = _LAST_DOCUMENT[id(world)] = (
+            world,
+            max((d.id for d in world.documents), default=""),
+        )
+        while len(_LAST_DOCUMENT) > 8:
+            del _LAST_DOCUMENT[next(iter(_LAST_DOCUMENT))]
+    return known[1]
+
+
 def ehr_state(world: World, episode: Episode, events: list[dict[str, Any]]) -> dict[str, Any]:
     """The EHR's slice: notes, dispositions, worklists, what was viewed, documents added."""
-    last_doc = max((d.id for d in world.documents), default="")
+    last_doc = _last_document(world)
     db = episode.db
     notes = _notes(episode)
     ehr_events = [e for e in events if e["system"] == "ehr" and e["accepted"]]
