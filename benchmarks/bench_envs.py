@@ -50,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import machine, write_section
 from endstate.browser import BrowserHost
 from endstate.envs import EmbeddedSuite
-from endstate.envs.server import _bind
+from endstate.envs.server import _bind, _server_config
 from endstate.envs.shared.web import STATIC
 from endstate.envs.suite.fingerprint import nonce
 from endstate.envs.suite.limits import SuiteLimits
@@ -87,9 +87,7 @@ class StaticServer:
         )
         self.sock = _bind("127.0.0.1")
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.server = uvicorn.Server(
-            uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-        )
+        self.server = uvicorn.Server(_server_config(app))  # the suite's own setup
         self.thread = threading.Thread(
             target=lambda: asyncio.run(self.server.serve(sockets=[self.sock])), daemon=True
         )
