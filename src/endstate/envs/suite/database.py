@@ -429,10 +429,20 @@ class EpisodeDB:
         hold — a schema changed, every table asked for, two rows under one key — SQLite compares
         with `EXCEPT` both ways against the baseline attached to the connection.
         """
+        if not every_table:
+            found = self.row_delta()
+            if found is not None:
+                return found
         baseline = self.baseline if self.baseline is not None else self.template.read_bytes()
-        written = None if every_table else self.written
+        return self._delta_by_sql(baseline, None if every_table else self.written)
+
+    def row_delta(self) -> dict[str, dict[str, list[dict[str, JSONValue]]]] | None:
+        """The delta by comparing rows in Python (`delta`), or None where that cannot hold;
+        it needs no attached baseline, so it can be read inside a `snapshot`."""
+        written = self.written
         if written is None:
-            return self._delta_by_sql(baseline, None)
+            return None
+        baseline = self.baseline if self.baseline is not None else self.template.read_bytes()
         kept = baseline_of(baseline)
         out: dict[str, dict[str, list[dict[str, JSONValue]]]] = {}
         try:
@@ -443,7 +453,7 @@ class EpisodeDB:
                 after, before = differing(now, kept.table(table, keys))
                 _put(out, table, keys, _records(now.columns, after), _records(now.columns, before))
         except KeysNotUnique:
-            return self._delta_by_sql(baseline, written)
+            return None
         return out
 
     def _delta_by_sql(

@@ -34,6 +34,9 @@ def build_state(world: World, episode: Episode) -> dict[str, Any]:
             for e in db.rows("SELECT * FROM events ORDER BY seq")
         ]
         slices = {name: system.state(world, episode, events) for name, system in systems().items()}
+        delta = db.row_delta()  # the same state as the rest, where rows can be compared
+    if delta is None:  # compared by SQL: the baseline is attached, outside any transaction
+        delta = db.delta()
     return {
         "state_document_version": STATE_DOCUMENT_VERSION,
         "schema_version": SCHEMA_VERSION,
@@ -46,7 +49,7 @@ def build_state(world: World, episode: Episode) -> dict[str, Any]:
         },
         "episode": {"id": episode.id, "seed": episode.seed},
         **slices,
-        "delta": db.delta(),
+        "delta": delta,
         "events": events,
         "summary": {
             "events": len(events),
