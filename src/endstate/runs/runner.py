@@ -179,8 +179,8 @@ class Runner:
     async def _settle(self, record: TaskRecord, held: _Held) -> TaskRecord:
         """Keep the end state scored, close the attempt's browser context, then its episode
         (named in the record if the close failed)."""
-        if held.end_state is not None:
-            await asyncio.to_thread(held.end_state[0].write_bytes, held.end_state[1])
+        if held.files:
+            await asyncio.to_thread(_write_files, held.files)
         if held.context is not None:
             await _quietly(held.context.close())
         if held.episode is None:
@@ -244,7 +244,7 @@ class Runner:
         facts = attempt_facts(outcome, episode.episode_id, started_at, started, repairs)
         if self.plan.prices is not None:
             facts.cost_usd = self.plan.prices.cost(self.model, facts)
-        _write_trace(trace_dir, outcome, facts)
+        held.files.extend(_trace_files(trace_dir, outcome, facts))
         if outcome.infrastructure_error:  # the agent never acted: nothing was measured
             record = unmeasurable(
                 task,
@@ -313,7 +313,7 @@ class Runner:
         # The exact document scored, kept for audits and for scoring it again elsewhere
         # (written as the attempt settles, before its record).
         state, text = writable_state(state)
-        held.end_state = (self.store.trace_dir(task.id, attempt) / "end_state.json", text)
+        held.files.append((self.store.trace_dir(task.id, attempt) / "end_state.json", text))
         began = time.monotonic()
         scoring = (task, state, attempt, self.judge, source, outcome.final_message)
         if self.judge is None:  # checks alone take less than a thread's hand-off
@@ -330,7 +330,8 @@ class _Held:
 
     episode: EpisodeHandle | None = None
     context: BrowserContext | None = None
-    end_state: tuple[Path, bytes] | None = None  # the document scored, and where it is kept
+    # The attempt's trace and the end state scored, written as it settles (before its record).
+    files: list[tuple[Path, bytes]] = field(default_factory=list)
 
 
 async def _opened(opening: asyncio.Task[EpisodeHandle]) -> EpisodeHandle | None:
@@ -391,24 +392,31 @@ def model_lost(outcome: AgentOutcome) -> str:
     return f"no model call succeeded: {why}"[:500]
 
 
-def _write_trace(trace_dir: Path, outcome: AgentOutcome, facts: AttemptFacts) -> None:
-    (trace_dir / "actions.json").write_text(
-        json.dumps([a.model_dump() for a in outcome.actions], indent=2, ensure_ascii=False)
+def _trace_files(
+    trace_dir: Path, outcome: AgentOutcome, facts: AttemptFacts
+) -> list[tuple[Path, bytes]]:
+    actions = json.dumps([a.model_dump() for a in outcome.actions], indent=2, ensure_ascii=False)
+    final = json.dumps(
+        {
+            "claim": outcome.claim,
+            "final_message": outcome.final_message,
+            "error": outcome.error,
+            "steps": outcome.steps,
+            "tokens": outcome.tokens.model_dump() if outcome.tokens else None,
+            **_usage_trace(outcome, facts),
+        },
+        indent=2,
+        ensure_ascii=False,
     )
-    (trace_dir / "final.json").write_text(
-        json.dumps(
-            {
-                "claim": outcome.claim,
-                "final_message": outcome.final_message,
-                "error": outcome.error,
-                "steps": outcome.steps,
-                "tokens": outcome.tokens.model_dump() if outcome.tokens else None,
-                **_usage_trace(outcome, facts),
-            },
-            indent=2,
-            ensure_ascii=False,
-        )
-    )
+    return [
+        (trace_dir / "actions.json", actions.encode()),
+        (trace_dir / "final.json", final.encode()),
+    ]
+
+
+def _write_files(files: list[tuple[Path, bytes]]) -> None:
+    for path, data in files:
+        path.write_bytes(data)
 
 
 def _usage_trace(outcome: AgentOutcome, facts: AttemptFacts) -> dict[str, Any]:
