@@ -41,7 +41,7 @@ from endstate.report.html import render_html
 from endstate.report.model_loss import model_loss_note
 from endstate.report.summary import Summary, summarize
 from endstate.report.text import render_text
-from endstate.runs.environment import Environment, agent_writes_state
+from endstate.runs.environment import Environment, EnvironmentInfo, agent_writes_state
 from endstate.runs.environment_kinds import (
     choose_environment,
 )
@@ -86,12 +86,12 @@ def _manifest(
     tasks: list[Task],
     blocked: dict[str, str],
     env: Environment,
+    info: EnvironmentInfo,
     browser: str | None,
     isolation: Isolation,
     endpoint_checks: list[EndpointCheck],
     build: BuildInfo,
 ) -> Manifest:
-    info = env.info()
     agent = opts.agent
     task_ids = [t.id for t in tasks]
     return Manifest(
@@ -253,6 +253,9 @@ async def _execute(
                 started_agent(opts, corpus, env, len(tasks) * opts.attempts)
             )
             needs_browser = agent.uses_page or env.needs_harness_browser
+            # The environment's pins (the embedded suite's: a probe episode's fingerprint) are
+            # read off the loop, while the browser may still be starting.
+            info = await asyncio.to_thread(env.info)
             if ahead is not None and needs_browser:
                 browser = await ahead.enter(started)
             else:
@@ -266,6 +269,7 @@ async def _execute(
                 tasks,
                 blocked,
                 env,
+                info,
                 browser.version if browser else isolation.details.get("browser_version"),
                 isolation,
                 endpoint_checks,
