@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 from endstate.envs import EmbeddedSuite
-from endstate.envs.suite.database import EpisodeDB, _plain
+from endstate.envs.suite.database import EpisodeDB
+from endstate.envs.suite.delta import _plain
 from endstate.envs.suite.tables import delta_keys, table_keys
 from endstate.envs.suite.world_db import template_path
 from endstate.envs.world import generate_world

@@ -112,6 +112,8 @@ def test_a_harness_running_a_suite_cleans_up_on_sigterm(tmp_path: Path) -> None:
         [
             *(str(ENDSTATE), "run", "--corpus", str(corpus.parent), "--workers", "1"),
             *("--agent", f"command:{sys.executable} {agent_dir / 'agent.py'}", "--out", str(out)),
+            # Unsandboxed: the agent lasts its 60 s (the suite's clean-up is what is tested).
+            *("--isolation", "none"),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -121,8 +123,11 @@ def test_a_harness_running_a_suite_cleans_up_on_sigterm(tmp_path: Path) -> None:
     try:
         deadline = time.monotonic() + 120
         tmp = Path(env["TMPDIR"])
-        # Under way: the attempt's episode database exists next to the template.
-        while len(list(tmp.rglob("endstate-episodes-*/*.sqlite"))) < 1:
+        # Under way: the run's record store exists (an episode database alone may be the probe
+        # the suite's fingerprint opens before the run starts), and the attempt's episode.
+        while not list(out.glob("*/manifest.json")) or not list(
+            tmp.rglob("endstate-episodes-*/*.sqlite")
+        ):
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "the run did not get going"
             time.sleep(0.1)

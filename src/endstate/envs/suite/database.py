@@ -7,7 +7,6 @@ is exact. Every accepted write happens in one transaction together with its `eve
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import shutil
 import sqlite3
@@ -17,13 +16,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from endstate.envs.suite.baseline import KeysNotUnique, baseline_of, differing, keyed_rows
+from endstate.envs.suite.baseline import baseline_of
+from endstate.envs.suite.delta import Delta, by_sql, rows_compared
 from endstate.envs.suite.descriptors import (
     DescriptorsExhausted,
     descriptor_limit,
     out_of_descriptors,
 )
-from endstate.envs.suite.tables import delta_keys
 from endstate.envs.suite.world_db import TemplateDatabase
 
 JSONValue = Any
@@ -419,7 +418,7 @@ class EpisodeDB:
         )
 
     # -- comparison ----------------------------------------------------------------------
-    def delta(self, every_table: bool = False) -> dict[str, dict[str, list[dict[str, JSONValue]]]]:
+    def delta(self, every_table: bool = False) -> Delta:
         """Rows added, updated and removed per table against the template (empty tables omitted).
 
         Only tables some statement could have written are compared (`written`; `every_table`
@@ -433,80 +432,17 @@ class EpisodeDB:
             found = self.row_delta()
             if found is not None:
                 return found
-        baseline = self.baseline if self.baseline is not None else self.template.read_bytes()
-        return self._delta_by_sql(baseline, None if every_table else self.written)
+        return by_sql(self.conn, self._baseline_bytes(), None if every_table else self.written)
 
-    def row_delta(self) -> dict[str, dict[str, list[dict[str, JSONValue]]]] | None:
+    def row_delta(self) -> Delta | None:
         """The delta by comparing rows in Python (`delta`), or None where that cannot hold;
         it needs no attached baseline, so it can be read inside a `snapshot`."""
-        written = self.written
-        if written is None:
+        if self.written is None:
             return None
-        baseline = self.baseline if self.baseline is not None else self.template.read_bytes()
-        kept = baseline_of(baseline)
-        out: dict[str, dict[str, list[dict[str, JSONValue]]]] = {}
-        try:
-            for table, keys in delta_keys():
-                if table not in written:
-                    continue
-                now = keyed_rows(self.conn, "main", table, keys)
-                after, before = differing(now, kept.table(table, keys))
-                _put(out, table, keys, _records(now.columns, after), _records(now.columns, before))
-        except KeysNotUnique:
-            return None
-        return out
+        return rows_compared(self.conn, self._baseline_bytes(), self.written)
 
-    def _delta_by_sql(
-        self, baseline: bytes, written: set[str] | None
-    ) -> dict[str, dict[str, list[dict[str, JSONValue]]]]:
-        """The delta by SQLite's `EXCEPT`, the baseline attached to the episode's connection."""
-        out: dict[str, dict[str, list[dict[str, JSONValue]]]] = {}
-        conn = self.conn
-        conn.execute("ATTACH DATABASE ':memory:' AS tmpl")
-        try:
-            conn.deserialize(baseline, name="tmpl")
-            for table, keys in delta_keys():
-                if written is not None and table not in written:
-                    continue
-                after = _differing(conn, "main", "tmpl", table, keys)
-                before = _differing(conn, "tmpl", "main", table, keys)
-                _put(out, table, keys, after, before)
-        finally:
-            conn.execute("DETACH DATABASE tmpl")
-        return out
-
-
-def _records(
-    columns: tuple[str, ...], rows: dict[Any, tuple[Any, ...]]
-) -> dict[Any, dict[str, JSONValue]]:
-    return {k: {c: _plain(v) for c, v in zip(columns, row, strict=True)} for k, row in rows.items()}
-
-
-def _put(
-    out: dict[str, dict[str, list[dict[str, JSONValue]]]],
-    table: str,
-    keys: tuple[str, ...],
-    after: dict[Any, dict[str, JSONValue]],
-    before: dict[Any, dict[str, JSONValue]],
-) -> None:
-    """One table's rows added, updated (the columns that differ once read as JSON) and removed."""
-    added = [after[k] for k in after if k not in before]
-    removed = [before[k] for k in before if k not in after]
-    updated = [
-        {
-            "key": dict(zip(keys, k, strict=True)),
-            "changes": {
-                col: {"before": before[k][col], "after": after[k][col]}
-                for col in after[k]
-                if after[k][col] != before[k][col]
-            },
-        }
-        for k in after
-        if k in before
-    ]
-    updated = [u for u in updated if u["changes"]]  # equal once read as JSON
-    if added or removed or updated:
-        out[table] = {"added": added, "updated": updated, "removed": removed}
+    def _baseline_bytes(self) -> bytes:
+        return self.baseline if self.baseline is not None else self.template.read_bytes()
 
 
 _WRITES = frozenset({sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE})
@@ -535,23 +471,3 @@ def _max_pages(baseline: bytes | None, storage_bytes: int | None) -> int | None:
 def full(exc: BaseException) -> bool:
     """Whether an error is SQLite's 'database or disk is full'."""
     return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
-
-
-def _differing(
-    conn: sqlite3.Connection, ours: str, theirs: str, table: str, keys: tuple[str, ...]
-) -> dict[tuple[Any, ...], dict[str, JSONValue]]:
-    """Rows of `ours` that `theirs` does not hold as they are, by key, in key order."""
-    order = ", ".join(keys)
-    result: dict[tuple[Any, ...], dict[str, JSONValue]] = {}
-    query = f"SELECT * FROM {ours}.{table} EXCEPT SELECT * FROM {theirs}.{table} ORDER BY {order}"
-    for row in conn.execute(query):
-        record = {k: _plain(row[k]) for k in row.keys()}  # noqa: SIM118 (sqlite3.Row)
-        result[tuple(row[k] for k in keys)] = record
-    return result
-
-
-def _plain(value: Any) -> JSONValue:
-    """Column values as JSON: blobs become their size and hash, never raw bytes."""
-    if isinstance(value, bytes):
-        return {"bytes": len(value), "sha256": hashlib.sha256(value).hexdigest()}
-    return value
