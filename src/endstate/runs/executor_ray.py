@@ -47,6 +47,7 @@ from endstate.runs.worker_pins import (
 )
 from endstate.scoring.judge import Judge
 from endstate.scoring.task_score import score_task, unmeasurable
+from endstate.scratch import sweep
 
 ATTEMPT_RETRIES = 2  # tries after the first, each on another worker
 SLOT_REPLACEMENTS = 3  # new workers per slot after its first was lost
@@ -403,4 +404,9 @@ async def execute_on_ray(
         execution = RayExecution(ray, plan, store, manifest, spec, settings, judge, on_record)
         execution.journal.timings["ray_start_seconds"] = round(time.monotonic() - began, 3)
         execution.journal.write()
-        return await execution.run(pending)
+        noted = await execution.run(pending)
+    # A worker killed mid-run never ran its own clean-up, and a run may end before its
+    # replacement makes a scratch folder (which sweeps): its root on this machine (episodes,
+    # staging) is removed here at the latest, once every worker has stopped.
+    await asyncio.to_thread(sweep)
+    return noted
