@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from endstate.envs.suite.baseline import baseline_of
+from endstate.envs.suite.baseline import Baseline, baseline_of
 from endstate.envs.suite.delta import Delta, by_sql, rows_compared
 from endstate.envs.suite.descriptors import (
     DescriptorsExhausted,
@@ -129,6 +129,7 @@ class EpisodeDB:
         # Reads of unwritten tables are answered from the baseline only while it is the one
         # every episode of the world shares; an episode's own set-up is read from its file.
         self.shared_baseline = True
+        self._answers: Baseline | None = None  # the shared baseline, once looked up
 
     @classmethod
     def create(
@@ -245,6 +246,7 @@ class EpisodeDB:
         self.baseline = baseline
         self.written = set()
         self.shared_baseline = False
+        self._answers = None
         if self._conn is not None and not self._conn.in_transaction:
             if self.cache is not None:
                 self.cache.forget(self)
@@ -339,7 +341,9 @@ class EpisodeDB:
     def _known(self, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row] | None:
         if self.written is None or self.baseline is None or self.closed or not self.shared_baseline:
             return None
-        return baseline_of(self.baseline).answer(sql, params, self.written)
+        if self._answers is None:  # looked up once: reads are the hot path of every page
+            self._answers = baseline_of(self.baseline)
+        return self._answers.answer(sql, params, self.written)
 
     # -- writes --------------------------------------------------------------------------
     @contextmanager
