@@ -70,13 +70,16 @@ def endstate_checks_only(work: list[tuple[Task, Any]]) -> int:
     )
 
 
-def timed(fn: Any, work: Any, repeats: int) -> float:
-    samples = []
+def timed_side_by_side(fns: list[Any], work: Any, repeats: int) -> list[float]:
+    """Each function's median time, timed in turn within every repeat, so a drift of the
+    machine's pace during the run falls on all of them alike."""
+    samples: list[list[float]] = [[] for _ in fns]
     for _ in range(repeats):
-        start = time.perf_counter()
-        fn(work)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        for fn, times in zip(fns, samples, strict=True):
+            start = time.perf_counter()
+            fn(work)
+            times.append(time.perf_counter() - start)
+    return [statistics.median(times) for times in samples]
 
 
 GOAL_RATIO = 1.0
@@ -97,9 +100,11 @@ def main() -> None:
     endstate_deterministic(work)  # warm: compile every query once, as a run would
     ours, bare, ref = [], [], []
     for _ in range(max(1, args.runs)):  # each run times all three, side by side
-        ours.append(timed(endstate_deterministic, work, args.repeats))
-        bare.append(timed(endstate_checks_only, work, args.repeats))
-        ref.append(timed(naive, work, args.repeats))
+        times = timed_side_by_side(
+            [endstate_deterministic, endstate_checks_only, naive], work, args.repeats
+        )
+        for found, t in zip((ours, bare, ref), times, strict=True):
+            found.append(t)
     ratio = statistics.median(o / r for o, r in zip(ours, ref, strict=True))
     ratio_bare = statistics.median(b / r for b, r in zip(bare, ref, strict=True))
     per_run = ", ".join(f"{o / r:.2f}" for o, r in zip(ours, ref, strict=True))
@@ -107,7 +112,8 @@ def main() -> None:
     body = (
         "## Scoring deterministic checks\n\n"
         f"{args.tasks} tasks, {n_checks} deterministic checks, one recorded state each "
-        f"({len(ours)} runs, each the median of {args.repeats}; {machine()}). Seconds are "
+        f"({len(ours)} runs, each the median of {args.repeats} repeats, the three timed in "
+        f"turn within each repeat; {machine()}). Seconds are "
         "medians over the runs; each ratio is the median of the per-run ratios to the "
         "reference timed in the same run.\n\n"
         "| what | seconds | ratio to reference |\n|---|---:|---:|\n"

@@ -290,7 +290,42 @@ def _function(node: Node) -> Evaluator:
     name = node["value"]
     arguments = [compile_node(child) for child in node["children"]]
     call = _FUNCTIONS.call_function
-    return lambda value: call(name, [argument(value) for argument in arguments])
+    direct = _direct(name, len(arguments))
+    if direct is None:
+        return lambda value: call(name, [argument(value) for argument in arguments])
+    function, allowed = direct
+
+    def invoke(value: Any) -> Any:
+        args = [argument(value) for argument in arguments]
+        for arg, names in zip(args, allowed, strict=True):
+            if names is not None and type(arg).__name__ not in names:
+                return call(name, args)  # the library raises its own error
+        return function(_FUNCTIONS, *args)
+
+    return invoke
+
+
+def _direct(name: str, arity: int) -> tuple[Any, list[frozenset[str] | None]] | None:
+    """A library function and, per argument, the type names its check allows (None: any),
+    when its call can skip that check for arguments already of an allowed type: a fixed
+    arity and no array element types. Any other argument goes through the library's call,
+    so its check and its error stay its own."""
+    spec = _FUNCTIONS.FUNCTION_TABLE.get(name)
+    if spec is None:
+        return None
+    signature = spec["signature"]
+    if len(signature) != arity or (signature and signature[-1].get("variadic")):
+        return None
+    allowed: list[frozenset[str] | None] = []
+    for argument in signature:
+        if not argument["types"]:
+            allowed.append(None)
+            continue
+        names, element_names = cast(Any, _FUNCTIONS)._get_allowed_pytypes(argument["types"])
+        if element_names:
+            return None
+        allowed.append(frozenset(names))
+    return spec["function"], allowed
 
 
 def _literal(node: Node) -> Evaluator:

@@ -120,15 +120,45 @@ def _trusted(model: type[_Built], values: dict[str, Any], every: set[str]) -> _B
     name to it, and each is in it already."""
     built = _new(model)
     _put(built, "__dict__", values)
-    _put(built, "__pydantic_fields_set__", every)
-    _put(built, "__pydantic_extra__", None)
-    _put(built, "__pydantic_private__", None)
+    _set_fields(built, every)
+    _set_extra(built, None)
+    _set_private(built, None)
     return built
 
 
 _new = object.__new__
 _put = object.__setattr__
+# pydantic's own slots, set through their descriptors (a plain setattr looks each name up)
+_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _VERDICT_NAMES = set(CheckVerdict.model_fields)
+_VERDICT_FIELDS = _field_defaults(CheckVerdict)
+_HEADS: dict[tuple[int, int], tuple[GradedCheck, dict[str, Any]]] = {}
+_HEADS_KEPT = 1 << 16
+
+
+def _head(index: int, check: GradedCheck) -> dict[str, Any]:
+    """Every field of a verdict at its default, with what its check and position fix: made
+    once per check and index, as scoring meets the same checks on every attempt. Checks are
+    immutable (every check model is frozen); each is held while cached, so its id stays its."""
+    key = (id(check), index)
+    held = _HEADS.get(key)
+    if held is not None and held[0] is check:
+        return held[1]
+    head = dict(_VERDICT_FIELDS)
+    head.update(
+        index=index,
+        type=check.type,
+        description=check.description,
+        category=check.category,
+        subtask_category=check.subtask_category,
+        points=check.points,
+    )
+    if len(_HEADS) >= _HEADS_KEPT:
+        _HEADS.clear()
+    _HEADS[key] = (check, head)
+    return head
 
 
 def built_verdict(
@@ -153,27 +183,41 @@ def built_verdict(
     record's cost; every value here is typed at the call, and the text that can carry what
     an end state held is made printable as validation would (`SafeText`). Equal to the
     validated model, field for field and byte for byte in JSON (test_built_verdict.py)."""
-    values = {  # in the model's field order, as validation leaves them
-        "index": index,
-        "type": check.type,
-        "description": check.description,
-        "category": check.category,
-        "subtask_category": check.subtask_category,
-        "points": check.points,
-        "earned": earned,
-        "outcome": outcome,
-        "detail": printable(detail),
-        "votes": votes,
-        "answer": None if answer is None else printable(answer),
-        "cached": cached,
-        "rubric_input": None
-        if rubric_input is None
-        else {k: printable(v) for k, v in rubric_input.items()},
-        "rejudge_votes": rejudge_votes,
-        "leg": leg,
-        "leg_kind": leg_kind,
-        "leg_score": leg_score,
-    }
+    verdict = built_outcome(index, check, earned, outcome, detail, answer)
+    values = verdict.__dict__
+    if votes is not None:
+        values["votes"] = votes
+    if cached:
+        values["cached"] = cached
+    if rubric_input is not None:
+        values["rubric_input"] = {k: printable(v) for k, v in rubric_input.items()}
+    if rejudge_votes is not None:
+        values["rejudge_votes"] = rejudge_votes
+    if leg is not None:
+        values["leg"] = leg
+    if leg_kind is not None:
+        values["leg_kind"] = leg_kind
+    if leg_score is not None:
+        values["leg_score"] = leg_score
+    return verdict
+
+
+def built_outcome(
+    index: int,
+    check: GradedCheck,
+    earned: float,
+    outcome: CheckOutcome,
+    detail: str,
+    answer: str | None = None,
+) -> CheckVerdict:
+    """`built_verdict` of a verdict that is its outcome, the reason and perhaps the answer
+    read, as most are."""
+    values = _head(index, check).copy()  # in the model's field order, as validation leaves it
+    values["earned"] = earned
+    values["outcome"] = outcome
+    values["detail"] = printable(detail)
+    if answer is not None:
+        values["answer"] = printable(answer)
     return _trusted(CheckVerdict, values, _VERDICT_NAMES)
 
 
@@ -333,15 +377,8 @@ _RECORD_NAMES = set(TaskRecord.model_fields)
 
 
 def built_record(
+    head: dict[str, Any],
     *,
-    task_id: str,
-    attempt: str,
-    family: str,
-    tier: str,
-    scenario_label: str | None,
-    template: str | None,
-    weight: float,
-    judge: JudgeIdentity | None,
     status: TaskStatus,
     score: float,
     earned: float,
@@ -351,25 +388,20 @@ def built_record(
     state_source: str | None,
 ) -> TaskRecord:
     """A scored record from scoring's own typed values, without validating them again (as
-    `built_verdict`; numbers made floats, as validation makes them)."""
-    values = dict(_RECORD_FIELDS)
-    values.update(
-        task_id=task_id,
-        attempt=printable(attempt),
-        family=family,
-        tier=tier,
-        scenario_label=scenario_label,
-        template=template,
-        status=status,
-        score=float(score),
-        earned=float(earned),
-        weight=float(weight),
-        ungraded_points=float(ungraded_points),
-        flagged=flagged,
-        checks=checks,
-        judge=judge,
-        state_source=None if state_source is None else printable(state_source),
-    )
+    `built_verdict`; numbers made floats, as validation makes them). `head` names the task
+    (task_id, attempt, family, tier, scenario_label, template, weight, judge)."""
+    values = _RECORD_FIELDS.copy()
+    values.update(head)
+    values["attempt"] = printable(head["attempt"])
+    values["weight"] = float(head["weight"])
+    values["status"] = status
+    values["score"] = float(score)
+    values["earned"] = float(earned)
+    values["ungraded_points"] = float(ungraded_points)
+    values["flagged"] = flagged
+    values["checks"] = checks
+    if state_source is not None:
+        values["state_source"] = printable(state_source)
     return _trusted(TaskRecord, values, _RECORD_NAMES)
 
 

@@ -76,8 +76,16 @@ def render(template: str, state: Any) -> str:
     A query error renders as empty text, like a null result: the judge then sees no answer.
     """
     plan = _plan(template)
-    if plan is None:
-        return template
+    return template if plan is None else fill(plan, state)
+
+
+def plan_of(template: str) -> tuple[str | Query, ...] | None:
+    """The template's text and compiled queries, to `fill`; None: it has no placeholder."""
+    return _plan(template)
+
+
+def fill(plan: tuple[str | Query, ...], state: Any) -> str:
+    """A template's plan rendered on the state document, as `render` renders it."""
     out = []
     for piece in plan:
         if isinstance(piece, str):

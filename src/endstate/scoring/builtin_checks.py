@@ -7,7 +7,7 @@ from typing import Any
 
 from endstate.corpus.legs import AnswerCheck, DeltaCheck
 from endstate.corpus.model import JmespathCheck, JudgeCheck
-from endstate.records import CheckVerdict, built_verdict
+from endstate.records import CheckVerdict, built_outcome
 from endstate.scoring import checks
 from endstate.scoring.check_kinds import CheckContext, CheckKind, register_check_kind
 from endstate.scoring.legs import answer_verdict, delta_verdict
@@ -16,13 +16,9 @@ from endstate.scoring.rubric import judge_verdict
 
 def _jmespath(index: int, check: JmespathCheck, ctx: CheckContext) -> CheckVerdict:
     ok, detail = checks.evaluate(check, ctx.state)
-    return built_verdict(
-        index,
-        check,
-        earned=check.points if ok else 0.0,
-        outcome="pass" if ok else "fail",
-        detail=detail,
-    )
+    if ok:
+        return built_outcome(index, check, check.points, "pass", detail)
+    return built_outcome(index, check, 0.0, "fail", detail)
 
 
 def _rubric(index: int, check: JudgeCheck, ctx: CheckContext) -> CheckVerdict:

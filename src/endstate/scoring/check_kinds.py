@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from endstate.corpus.model import Task
 from endstate.errors import EndstateError
+from endstate.held import once_per_object
 from endstate.plugins import Registry
 from endstate.records import CheckVerdict
 from endstate.scoring.answers import AnswerReading
@@ -29,9 +30,9 @@ from endstate.scoring.judge import Judge
 ENTRY_POINT_GROUP = "endstate.check_kinds"
 
 
-@dataclass(frozen=True)
-class CheckContext:
-    """What a check may be scored against: one attempt's end state and what came with it."""
+class CheckContext(NamedTuple):
+    """What a check may be scored against: one attempt's end state and what came with it.
+    (A named tuple: one is made per scored attempt, and a frozen dataclass costs more.)"""
 
     state: Any  # the state document
     judge: Judge | None  # None: rubric checks stay ungraded
@@ -39,12 +40,15 @@ class CheckContext:
     siblings: Sequence[Any] = ()  # every check of the task, this one included
 
 
+Scorer = Callable[[int, Any, CheckContext], CheckVerdict]
+
+
 @dataclass(frozen=True)
 class CheckKind:
     """One kind of check: its `type`, and how one check of it is scored."""
 
     name: str
-    score: Callable[[int, Any, CheckContext], CheckVerdict]  # (index, check, context)
+    score: Scorer  # (index, check, context)
     summary: str = ""
 
 
@@ -77,26 +81,22 @@ def kind_of(check_type: str) -> CheckKind | None:
     return kind
 
 
-def kinds_for(task: Task) -> tuple[CheckKind, ...]:
+class TaskKinds(NamedTuple):
+    """How a task's checks are scored, worked out once per task."""
+
+    kinds: tuple[CheckKind, ...]  # each check's kind, in order
+    reads_answer: bool  # a read leg: the final message's answer object is read
+    steps: tuple[tuple[Scorer, int, Any], ...]  # each check's scorer, index and check
+    weight: float  # the task's weight, as `GradingSpec.weight` sums it
+
+
+def kinds_for(task: Task) -> TaskKinds:
     """The kind of each of the task's checks, in order; a check no kind scores is refused
-    with an error naming the task's file and the check's type."""
-    types = tuple(getattr(check, "type", None) for check in task.grading.checks)
-    try:
-        known = _BY_TYPES.get(types)
-    except TypeError:  # a type that is not even hashable: the slow path names it
-        return _kinds_for(task)
-    if known is None:
-        known = _kinds_for(task)
-        if len(_BY_TYPES) < _BY_TYPES_KEPT:
-            _BY_TYPES[types] = known
-    return known
+    with an error naming the task's file and the check's type. Found once per task."""
+    return _known_kinds(task)
 
 
-_BY_TYPES: dict[tuple[object, ...], tuple[CheckKind, ...]] = {}  # a task's check types -> kinds
-_BY_TYPES_KEPT = 4096
-
-
-def _kinds_for(task: Task) -> tuple[CheckKind, ...]:
+def _kinds_for(task: Task) -> TaskKinds:
     found: list[CheckKind] = []
     for index, check in enumerate(task.grading.checks):
         check_type = getattr(check, "type", None)
@@ -108,7 +108,16 @@ def _kinds_for(task: Task) -> tuple[CheckKind, ...]:
                 f"which no check kind scores (known: {known})"
             )
         found.append(kind)
-    return tuple(found)
+    pairs = zip(found, task.grading.checks, strict=True)
+    return TaskKinds(
+        kinds=tuple(found),
+        reads_answer=any(kind.name == "answer" for kind in found),
+        steps=tuple((kind.score, i, check) for i, (kind, check) in enumerate(pairs)),
+        weight=task.grading.weight,
+    )
+
+
+_known_kinds = once_per_object(_kinds_for)  # a refused task is never cached
 
 
 def require_scorable(tasks: Iterable[Task]) -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from endstate.corpus.model import JudgeCheck
-from endstate.corpus.placeholders import render
-from endstate.records import CheckVerdict, built_verdict
+from endstate.corpus.placeholders import fill, plan_of
+from endstate.held import once_per_object
+from endstate.jmes import Query
+from endstate.records import CheckVerdict, built_outcome, built_verdict
 from endstate.scoring.judge import Judge, JudgeUnavailable, RubricInput
 
 NO_JUDGE = "no judge configured"
@@ -14,12 +16,24 @@ NO_JUDGE = "no judge configured"
 
 def _rendered(check: JudgeCheck, state: Any) -> tuple[str, str, str, str]:
     """The four texts a judge reads: description, context, answer, rubric."""
+    (description, d), (context, c), (answer, a), (rubric, r) = _templates(check)
     return (
-        render(check.description, state),
-        render(check.student_answer_context, state),
-        render(check.student_answer, state),
-        render(check.rubric, state),
+        description if d is None else fill(d, state),
+        context if c is None else fill(c, state),
+        answer if a is None else fill(a, state),
+        rubric if r is None else fill(r, state),
     )
+
+
+Plan = tuple[str, tuple[str | Query, ...] | None]
+
+
+@once_per_object
+def _templates(check: JudgeCheck) -> tuple[Plan, Plan, Plan, Plan]:
+    """Each of the four templates with its plan (None: plain text), once per check."""
+    texts = (check.description, check.student_answer_context, check.student_answer, check.rubric)
+    a, b, c, d = ((text, plan_of(text)) for text in texts)
+    return a, b, c, d
 
 
 def _judge_input(texts: tuple[str, str, str, str]) -> RubricInput:
@@ -39,9 +53,7 @@ def judge_verdict(index: int, check: JudgeCheck, state: Any, judge: Judge | None
         return built_verdict(index, check, earned=0.0, outcome="fail", detail=detail[:500])
     answer = texts[2]
     if judge is None:  # nothing reads the rest: no judge input is built
-        return built_verdict(
-            index, check, earned=0.0, outcome="ungraded", detail=NO_JUDGE, answer=answer
-        )
+        return built_outcome(index, check, 0.0, "ungraded", NO_JUDGE, answer)
     rendered = _judge_input(texts)
     try:
         verdict = judge.grade(rendered)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from endstate.corpus.model import Task
+from endstate.held import once_per_object
 from endstate.records import InfrastructureFault, TaskRecord, built_record
 from endstate.scoring.check_kinds import CheckContext, kinds_for
 from endstate.scoring.judge import Judge
@@ -25,14 +26,22 @@ def _base(
     task: Task, attempt: str, judge: Judge | None, weight: float | None = None
 ) -> dict[str, Any]:
     return {
-        "task_id": task.id,
+        **_named(task),
         "attempt": attempt,
+        "weight": task.grading.weight if weight is None else weight,
+        "judge": judge.identity if judge else None,
+    }
+
+
+@once_per_object
+def _named(task: Task) -> dict[str, Any]:
+    """What every record of a task repeats of it (read once per task: tasks are frozen)."""
+    return {
+        "task_id": task.id,
         "family": task.family,
         "tier": task.tier,
         "scenario_label": task.public.scenario_label,
         "template": task.template,
-        "weight": task.grading.weight if weight is None else weight,
-        "judge": judge.identity if judge else None,
     }
 
 
@@ -51,22 +60,20 @@ def score_task(
     Each check is scored by the kind its `type` names (`scoring/check_kinds.py`); a task with
     a check no kind scores is refused (`UnknownCheckType`, naming its file and the type)."""
     every = task.grading.checks
-    kinds = kinds_for(task)
-    reads = any(kind.name == "answer" for kind in kinds)  # a read leg: the answer is read
-    reading = read_answer(every, final_message) if reads else None
+    plan = kinds_for(task)
+    reading = read_answer(every, final_message) if plan.reads_answer else None
     ctx = CheckContext(state, judge, reading, every)
-    verdicts = [kind.score(i, c, ctx) for i, (kind, c) in enumerate(zip(kinds, every, strict=True))]
-    weight = task.grading.weight
-    earned = 0.0
-    ungraded = 0.0
-    for v in verdicts:
-        earned += v.earned
-        if v.outcome == "ungraded":
-            ungraded += v.points
+    verdicts = [score(index, check, ctx) for score, index, check in plan.steps]
+    weight = plan.weight
+    earned = ungraded = 0.0
+    for verdict in verdicts:
+        earned += verdict.earned
+        if verdict.outcome == "ungraded":
+            ungraded += verdict.points
     score = earned / weight if weight else 0.0
     passed = not ungraded and weight > 0 and earned == weight
     return built_record(
-        **_base(task, attempt, judge, weight),
+        _base(task, attempt, judge, weight),
         status="passed" if passed else "failed",
         score=score,
         earned=earned,
