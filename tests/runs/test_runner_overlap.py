@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -114,3 +115,59 @@ def test_a_stopped_run_closes_the_episode_opened_ahead_and_keeps_what_it_measure
     assert [r["task_id"] for r in written] == ["t-0"]  # the finished attempt, settled
     assert set(suite.runtime.episodes) == before  # the stalled one and the one ahead: closed
     assert json.dumps(written)  # a readable store
+
+
+class PageWatchingAgent(InProcessAgent):
+    """Notes its page's context, and every context the browser holds, while it acts."""
+
+    kind = "watching"
+    name = "page-watching"
+    scored = True
+    uses_page = True
+
+    def __init__(self, attempts: int) -> None:
+        self.attempts = attempts
+        self.contexts: list[Any] = []  # each attempt's own context
+        self.held: list[list[Any]] = []  # every context of the browser as each attempt acts
+        self.urls: list[str] = []
+        self.cookies: list[list[Any]] = []
+
+    def config(self) -> dict[str, Any]:
+        return {}
+
+    async def attempt(self, ctx: AttemptContext, page: Any) -> AgentOutcome:
+        self.contexts.append(page.context)
+        self.cookies.append(await page.context.cookies())
+        # Until the earlier attempt's context is closed and, but for the last attempt, the
+        # next one's is made (each takes milliseconds; a slow machine gets 10 s).
+        want = 1 if len(self.contexts) == self.attempts else 2
+        deadline = time.monotonic() + 10
+        while len(page.context.browser.contexts) != want and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)  # nothing more is made meanwhile
+        self.held.append(list(page.context.browser.contexts))
+        self.urls.append(page.url)
+        await page.context.add_cookies([{"name": "left", "value": "behind", "url": page.url}])
+        return AgentOutcome(claim="done")
+
+
+def test_the_next_page_is_made_during_an_attempt_and_every_attempt_has_a_fresh_one(
+    suite: EmbeddedSuite, make_corpus: Callable[..., Path], tmp_path: Path
+) -> None:
+    agent = PageWatchingAgent(attempts=3)
+    env = EmbeddedEnvironment(suite, run_seed=0, owns_suite=False)
+    opts = RunOptions(
+        corpus=corpus(make_corpus, 3), agent=agent, agent_spec="watching", workers=1,
+        out=tmp_path / "out", environment=env,
+    )  # fmt: skip
+    asyncio.run(execute(opts))
+
+    assert [r["status"] for r in records(tmp_path / "out")] == ["passed"] * 3
+    assert len({id(c) for c in agent.contexts}) == 3  # one context per attempt
+    for i, held in enumerate(agent.held[:-1]):
+        # its own, and the next attempt's, made meanwhile; never an earlier attempt's
+        assert agent.contexts[i] in held and agent.contexts[i + 1] in held
+        assert not set(map(id, agent.contexts[:i])) & set(map(id, held))
+    assert agent.held[-1] == [agent.contexts[-1]]  # none made beyond the last attempt
+    assert all("/worklist" in url for url in agent.urls)  # each navigated to its start
+    assert not any(c["name"] == "left" for cookies in agent.cookies for c in cookies)

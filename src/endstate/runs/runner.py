@@ -32,6 +32,7 @@ from endstate.runs.environment import (
 )
 from endstate.runs.outcomes import outcomes_of
 from endstate.runs.prices import PriceTable, agent_model
+from endstate.runs.shared_browser import PagesAhead, fresh_page
 from endstate.runs.store import RunStore
 from endstate.scoring.judge import Judge
 from endstate.scoring.states import writable_state
@@ -82,6 +83,8 @@ class Runner:
         # An environment keeping its end state in the browser, and an agent with its own
         # browser (not a harness page): the state is what that browser held when it ended.
         self.state_from_agent_browser = agent_writes_state(env, agent.isolation().mode)
+        harness_reads = env.needs_harness_browser and not self.state_from_agent_browser
+        self.takes_page = browser is not None and (agent.uses_page or harness_reads)
         self.model = agent_model(agent.config()) if plan.prices is not None else None
 
     async def execute(self, done: set[tuple[str, str]]) -> None:
@@ -102,7 +105,9 @@ class Runner:
             # one runs, and once an attempt's end state is scored, closing its browser context
             # and episode and writing its record (an fsync) overlap the next attempt. At most
             # one episode waits and one attempt settles per worker, so nothing piles up.
+            # Its next browser page is made while an attempt runs, too (`PagesAhead`).
             settling: asyncio.Task[None] | None = None
+            pages = PagesAhead(self.browser) if self.browser and self.takes_page else None
             upcoming = take()
             opening = self._opening(*upcoming) if upcoming else None
             try:
@@ -110,13 +115,16 @@ class Runner:
                     (task, attempt), its_episode = upcoming, opening
                     upcoming = take()
                     opening = self._opening(*upcoming) if upcoming else None
-                    record, held = await self._measure(task, attempt, its_episode)
+                    more = upcoming is not None
+                    record, held = await self._measure(task, attempt, its_episode, pages, more)
                     if settling is not None:
                         await settling
                     settling = asyncio.create_task(self._finish(task, attempt, record, held))
             finally:
                 if opening is not None:  # opened for an attempt that will not run now
                     await self._release(_Held(episode=await _opened(opening)))
+                if pages is not None:  # made for an attempt that will not run now
+                    await pages.discard()
                 if settling is not None:  # last: a failure to write its record propagates
                     await settling
 
@@ -144,10 +152,16 @@ class Runner:
         return asyncio.create_task(open_task_episode(self.env, task, f"{task.id}#{attempt}"))
 
     async def _measure(
-        self, task: Task, attempt: str, opening: Awaitable[EpisodeHandle] | None = None
+        self,
+        task: Task,
+        attempt: str,
+        opening: Awaitable[EpisodeHandle] | None = None,
+        pages: PagesAhead | None = None,
+        more: bool = False,
     ) -> tuple[TaskRecord, _Held]:
         """The attempt up to its scored record; what it holds open is for the caller to settle.
-        `opening`: its episode, already on its way; else it is opened here."""
+        `opening`: its episode, already on its way; else it is opened here. `pages`: where
+        its page is taken (`more`: and the next one started); else it is made here."""
         held = _Held()
         if task.id in self.plan.blocked:
             return blocked(task, attempt, self.plan.blocked[task.id], self.judge), held
@@ -168,7 +182,7 @@ class Runner:
             )
             return record, held
         try:
-            record = await self._on_episode(task, attempt, held, started, started_at)
+            record = await self._on_episode(task, attempt, held, started, started_at, pages, more)
         except Exception as exc:  # a defect of the harness's: this attempt is lost, never the run
             record = harness_fault(task, attempt, "attempt", exc, self.judge)
         except BaseException:
@@ -195,7 +209,14 @@ class Runner:
             await _quietly(self.env.close_episode(held.episode))
 
     async def _on_episode(
-        self, task: Task, attempt: str, held: _Held, started: float, started_at: str
+        self,
+        task: Task,
+        attempt: str,
+        held: _Held,
+        started: float,
+        started_at: str,
+        pages: PagesAhead | None,
+        more: bool,
     ) -> TaskRecord:
         """The attempt proper, on an open episode; the caller closes what `held` holds."""
         assert held.episode is not None
@@ -214,11 +235,10 @@ class Runner:
         )
         page: Page | None = None
         generation = None
-        harness_reads = self.env.needs_harness_browser and not self.state_from_agent_browser
-        if self.browser is not None and (self.agent.uses_page or harness_reads):
+        if self.browser is not None and self.takes_page:
             try:
-                held.context, generation = await self.browser.new_context()
-                page = await held.context.new_page()
+                fresh = pages.take(more) if pages is not None else fresh_page(self.browser)
+                held.context, generation, page = await fresh
             except Exception as exc:  # the agent never acted: nothing was measured
                 reason = f"infrastructure: no browser page for the attempt: {exc}"
                 no_page = InfrastructureFault(kind="browser", call="new_page", detail=str(exc))

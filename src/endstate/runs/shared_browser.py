@@ -14,7 +14,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # Playwright is imported only by runs that need a browser
-    from playwright.async_api import Browser, BrowserContext, Playwright
+    from playwright.async_api import Browser, BrowserContext, Page, Playwright
 
 MAX_RELAUNCHES = 3
 
@@ -57,6 +57,72 @@ class SharedBrowser:
     async def close(self) -> None:
         if self._browser.is_connected():
             await self._browser.close()
+
+
+FreshPage = tuple["BrowserContext", int, "Page"]  # a new context, its generation, its page
+
+
+async def fresh_page(browser: SharedBrowser) -> FreshPage:
+    """A new context on the shared browser, and one page in it."""
+    context, generation = await browser.new_context()
+    try:
+        return context, generation, await context.new_page()
+    except BaseException:
+        await _closed_quietly(context)
+        raise
+
+
+class PagesAhead:
+    """A worker's next page, made while the attempt before it runs.
+
+    A context and its first page cost Chromium tens of milliseconds (a renderer starts); a
+    worker makes its next attempt's while the current attempt's agent works, so an attempt
+    starts on a page that is there. Each is still fresh and for one attempt only; one made
+    on a browser that has died since is closed and made again. A run cancelled meanwhile
+    leaves it to the browser's own close."""
+
+    def __init__(self, browser: SharedBrowser) -> None:
+        self._browser = browser
+        self._next: asyncio.Task[FreshPage] | None = None
+
+    async def take(self, more: bool) -> FreshPage:
+        """A fresh page for this attempt; `more`: another attempt follows on this worker,
+        so its page starts now."""
+        ready, self._next = self._next, None
+        fresh = await self._usable(ready) if ready is not None else None
+        if fresh is None:
+            fresh = await fresh_page(self._browser)
+        if more:
+            self._next = asyncio.create_task(fresh_page(self._browser))
+        return fresh
+
+    async def _usable(self, ready: asyncio.Task[FreshPage]) -> FreshPage | None:
+        try:
+            context, generation, page = await ready
+        except Exception:  # making it failed: the attempt makes its own, and sees why
+            return None
+        if self._browser.alive(generation) and not page.is_closed():
+            return context, generation, page
+        await _closed_quietly(context)
+        return None
+
+    async def discard(self) -> None:
+        """Close a page made for an attempt that did not come."""
+        ready, self._next = self._next, None
+        if ready is None:
+            return
+        try:
+            context, _, _ = await ready
+        except Exception:
+            return
+        await _closed_quietly(context)
+
+
+async def _closed_quietly(context: BrowserContext) -> None:
+    try:
+        await context.close()
+    except Exception:  # a context of a dead browser: nothing left to close
+        return
 
 
 async def _launch(playwright: Playwright, headless: bool) -> Browser:
