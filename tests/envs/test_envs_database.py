@@ -6,10 +6,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from endstate.envs import EmbeddedSuite
+from endstate.envs.server import GradingRefused
 from endstate.envs.suite.database import EpisodeDB
 from endstate.envs.suite.delta import _plain
 from endstate.envs.suite.tables import delta_keys, table_keys
@@ -60,7 +60,7 @@ def test_every_episode_over_the_grading_channel_reports_its_creation_time_and_cl
         state = suite.state(info.id)
         assert state["episode"]["id"] == info.id and state["delta"] == {}
         suite.close_episode(info.id)
-        with pytest.raises(httpx.HTTPStatusError, match="410 Gone"):
+        with pytest.raises(GradingRefused, match="410 Gone"):
             suite.state(info.id)
 
 

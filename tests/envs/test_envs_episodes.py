@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from endstate.envs import EmbeddedSuite, EpisodeInfo
+from endstate.envs.server import GradingRefused
 from endstate.envs.world import mdy
 
 from .envs_support import Visitor, referral_with_portal
@@ -194,13 +195,13 @@ def test_episode_ids_are_validated_and_unique(suite: EmbeddedSuite) -> None:
     info = suite.open_episode(episode_id="task-1.attempt-1")
     try:
         assert info.id == "task-1.attempt-1"
-        with pytest.raises(httpx.HTTPStatusError):
+        with pytest.raises(GradingRefused):
             suite.open_episode(episode_id="task-1.attempt-1")
-        with pytest.raises(httpx.HTTPStatusError):
+        with pytest.raises(GradingRefused):
             suite.open_episode(episode_id="../escape")
     finally:
         suite.close_episode(info.id)
-    with pytest.raises(httpx.HTTPStatusError):
+    with pytest.raises(GradingRefused):
         suite.state(info.id)
 
 

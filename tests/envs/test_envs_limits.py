@@ -21,6 +21,7 @@ from starlette.formparsers import MultiPartParser
 from starlette.requests import Request
 
 from endstate.envs import EmbeddedSuite
+from endstate.envs.server import GradingRefused
 from endstate.envs.shared.web import read_form
 from endstate.envs.suite.limits import MIB, SuiteLimits
 from endstate.firewall import EpisodeBinding
@@ -273,7 +274,7 @@ def test_a_state_document_over_its_bound_is_not_served_and_the_attempt_is_unmeas
             body = {"subject": f"n{n}", "category": "general", "body": "x" * 4000}
             assert visitor.post(f"/referrals/{referral}/notes", body).status_code == 200
         visitor.close()
-        with pytest.raises(httpx.HTTPStatusError, match="over the limit of 40000 bytes"):
+        with pytest.raises(GradingRefused, match="over the limit of 40000 bytes"):
             suite.state(ep.id)
 
         env = EmbeddedEnvironment(suite, run_seed=1, owns_suite=False)

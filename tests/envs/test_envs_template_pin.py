@@ -16,6 +16,7 @@ import pytest
 
 from endstate.corpus.model import PublicTask
 from endstate.envs import EmbeddedSuite
+from endstate.envs.server import GradingRefused
 from endstate.envs.suite.database import EpisodeDB
 from endstate.envs.suite.world_db import (
     TemplateDatabase,
@@ -127,7 +128,7 @@ def test_a_template_changed_while_running_refuses_the_next_episode(
     os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # an edit that hides its mtime
     assert path.stat().st_mtime_ns == stamp.st_mtime_ns and _sha256(path) != pinned
 
-    with pytest.raises(httpx.HTTPStatusError) as refused:
+    with pytest.raises(GradingRefused) as refused:
         suite.open_episode()
     assert str(path) in str(refused.value) and refused.value.response.status_code == 500
     error = refused.value.response.json()["error"]

@@ -23,7 +23,6 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
 
-import httpx
 import uvicorn
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -40,6 +39,7 @@ from endstate.envs.suite.descriptors import DescriptorsExhausted
 from endstate.envs.suite.fingerprint import fingerprint
 from endstate.envs.suite.grading import grading_app
 from endstate.envs.suite.grading_client import call_with_retries
+from endstate.envs.suite.grading_http import GradingHTTP, GradingResponse
 from endstate.envs.suite.limits import SuiteLimits
 from endstate.envs.suite.registry import system_names, systems
 from endstate.envs.suite.runtime import Runtime
@@ -112,20 +112,28 @@ def system_app(system: str, runtime: Runtime, testids: bool) -> Starlette:
     return app
 
 
-def _raise_for_status(response: httpx.Response) -> None:
-    """`raise_for_status`, with the grading channel's own `error` message in the exception."""
+class GradingRefused(RuntimeError):
+    """The grading channel answered a call with an error status; the message says why."""
+
+    def __init__(self, response: GradingResponse, message: str) -> None:
+        super().__init__(message)
+        self.response = response
+        self.status_code = response.status_code
+
+
+def _raise_for_status(response: GradingResponse, call: str) -> None:
+    """Raise `GradingRefused` for an error status, with the channel's own `error` message."""
+    if not response.is_error:
+        return
     try:
-        response.raise_for_status()
-    except httpx.HTTPStatusError as exc:
-        try:
-            error = response.json().get("error")
-        except (ValueError, AttributeError):
-            error = None
-        if not isinstance(error, str):
-            raise
-        raise httpx.HTTPStatusError(
-            f"{exc}: {error}", request=exc.request, response=exc.response
-        ) from None
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        error = None
+    detail = f": {error}" if isinstance(error, str) else ""
+    raise GradingRefused(
+        response,
+        f"grading channel {call}: {response.status_code} {response.reason_phrase}{detail}",
+    )
 
 
 @dataclass(frozen=True)
@@ -222,8 +230,8 @@ class EmbeddedSuite:
         }
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="endstate-envs", daemon=True)
-        self._client = httpx.Client(
-            base_url=self.grading_url, headers={"Authorization": f"Bearer {token}"}, timeout=60
+        self._client = GradingHTTP(
+            self.grading_url, headers={"Authorization": f"Bearer {token}"}, timeout=60
         )
 
     def body_limit(self, system: str) -> int:
@@ -386,14 +394,14 @@ class EmbeddedSuite:
         if episode_id is not None:
             body["episode_id"] = episode_id
         response = self._client.post("/episodes", json=body)
-        _raise_for_status(response)
+        _raise_for_status(response, "POST /episodes")
         data = response.json()
         return EpisodeInfo(data["episode_id"], data["seed"], data["start_urls"], data["created_ms"])
 
     def state(self, episode_id: str) -> dict[str, Any]:
         path = f"/episodes/{episode_id}/state"
         response = call_with_retries(f"GET {path}", lambda: self._client.get(path))
-        _raise_for_status(response)
+        _raise_for_status(response, f"GET {path}")
         result: dict[str, Any] = response.json()
         return result
 
@@ -402,17 +410,17 @@ class EmbeddedSuite:
         path = f"/episodes/{episode_id}"
         response = call_with_retries(f"DELETE {path}", lambda: self._client.delete(path))
         if response.status_code != 410:
-            _raise_for_status(response)
+            _raise_for_status(response, f"DELETE {path}")
 
     def fingerprint(self) -> dict[str, Any]:
         response = call_with_retries("GET /fingerprint", lambda: self._client.get("/fingerprint"))
-        _raise_for_status(response)
+        _raise_for_status(response, "GET /fingerprint")
         result: dict[str, Any] = response.json()
         return result
 
     def health(self) -> dict[str, Any]:
         response = call_with_retries("GET /health", lambda: self._client.get("/health"))
-        _raise_for_status(response)
+        _raise_for_status(response, "GET /health")
         result: dict[str, Any] = response.json()
         return result
 

@@ -14,8 +14,6 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from endstate.corpus.model import PublicTask
 from endstate.envs.server import EmbeddedSuite, terminate_like_interrupt
 from endstate.envs.suite.grading_client import (
@@ -25,6 +23,7 @@ from endstate.envs.suite.grading_client import (
     acall_with_retries,
     error_text,
 )
+from endstate.envs.suite.grading_http import AsyncGradingHTTP
 from endstate.envs.systems.scheduling.participant import user_identity
 from endstate.firewall import EpisodeBinding
 from endstate.runs.environment import EnvironmentInfo, EpisodeHandle, StateUnavailable
@@ -60,12 +59,8 @@ class EmbeddedEnvironment:
         self.owns_suite = owns_suite
         self.retry_delays = retry_delays
         base = grading_url or suite.grading_url
-        self._client = httpx.AsyncClient(
-            base_url=base,
-            headers={"Authorization": f"Bearer {suite.token}"},
-            timeout=60,
-            # Plain HTTP needs no certificates: loading the CA bundle took ~20 ms of every run.
-            verify=not base.startswith("http://"),
+        self._client = AsyncGradingHTTP(
+            base, headers={"Authorization": f"Bearer {suite.token}"}, timeout=60
         )
         # Keys are this environment's own: two runs sharing a suite never replay each other.
         self._nonce = secrets.token_hex(8)

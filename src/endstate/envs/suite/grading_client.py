@@ -12,8 +12,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol, TypeVar
 
 import httpx
+
+from endstate.envs.suite.grading_http import GradingTransportError
 
 # Pauses between tries: four tries, about 1.3 s in all before giving up.
 RETRY_DELAYS: tuple[float, ...] = (0.05, 0.25, 1.0)
@@ -41,7 +44,22 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def error_text(response: httpx.Response) -> str:
+class Answer(Protocol):
+    """A response of either client (httpx's, or the grading channel's own)."""
+
+    @property
+    def status_code(self) -> int: ...
+    @property
+    def reason_phrase(self) -> str: ...
+    def json(self) -> Any: ...
+
+
+AnswerT = TypeVar("AnswerT", bound=Answer)
+# Every way a call can get no response: dropped, refused, reset, timed out.
+TRANSPORT_ERRORS = (httpx.TransportError, GradingTransportError)
+
+
+def error_text(response: Answer) -> str:
     """A failed response as evidence: its status and the channel's own `error`, if any."""
     try:
         body = response.json()
@@ -52,15 +70,15 @@ def error_text(response: httpx.Response) -> str:
     return f"HTTP {response.status_code}: {reason}"
 
 
-def _retryable(response: httpx.Response) -> bool:
+def _retryable(response: Answer) -> bool:
     return response.status_code in RETRY_STATUSES
 
 
 def call_with_retries(
     call: str,
-    send: Callable[[], httpx.Response],
+    send: Callable[[], AnswerT],
     delays: Sequence[float] = RETRY_DELAYS,
-) -> httpx.Response:
+) -> AnswerT:
     """`send()` until it gets a response that is not a retryable status (sync clients).
 
     Any other response, error statuses included, is returned for the caller to judge;
@@ -70,7 +88,7 @@ def call_with_retries(
     for tries, pause in enumerate((*delays, None), start=1):
         try:
             response = send()
-        except httpx.TransportError as exc:  # dropped, refused, reset, timed out
+        except TRANSPORT_ERRORS as exc:  # dropped, refused, reset, timed out
             last = describe(exc)
         else:
             if not _retryable(response):
@@ -84,15 +102,15 @@ def call_with_retries(
 
 async def acall_with_retries(
     call: str,
-    send: Callable[[], Awaitable[httpx.Response]],
+    send: Callable[[], Awaitable[AnswerT]],
     delays: Sequence[float] = RETRY_DELAYS,
-) -> httpx.Response:
+) -> AnswerT:
     """`call_with_retries` for async clients: the pauses never block the event loop."""
     last = ""
     for tries, pause in enumerate((*delays, None), start=1):
         try:
             response = await send()
-        except httpx.TransportError as exc:
+        except TRANSPORT_ERRORS as exc:
             last = describe(exc)
         else:
             if not _retryable(response):

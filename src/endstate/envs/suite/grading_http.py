@@ -1,0 +1,309 @@
+"""A lean HTTP/1.1 client for the embedded suite's grading channel, sync and async.
+
+Every attempt opens an episode, reads its end state and closes it over this channel, on
+loopback. A general client (httpx) spent about a millisecond of Python on each such call,
+more than the server took to answer; this one writes the request itself and lets
+`httptools` (llhttp, in C, the parser the servers use) frame the response, `Content-Length`
+or chunked. Connections are kept alive and pooled, one per call in flight. A call on a kept
+connection that the server closed meanwhile (its keep-alive timeout) is sent once more on a
+new one, as a general client does; any other failure is a `GradingTransportError` for the
+caller's retries (`grading_client.py`). Plain HTTP only: the channel never leaves loopback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+import httptools
+
+# A connection idle this long is not used again: well inside the server's keep-alive, so a
+# call never races the server closing it.
+IDLE_S = 5.0
+
+
+class GradingTransportError(ConnectionError):
+    """The call got no complete response: dropped, refused, reset, timed out or garbled."""
+
+
+class GradingResponse:
+    """A whole response: status, reason, headers (names in lower case) and body."""
+
+    def __init__(self, status_code: int, reason: str, headers: dict[str, str], body: bytes):
+        self.status_code = status_code
+        self.reason_phrase = reason
+        self.headers = headers
+        self.content = body
+
+    @property
+    def is_error(self) -> bool:
+        return self.status_code >= 400
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+
+class _Reading:
+    """httptools' callbacks: one response, as its bytes arrive."""
+
+    def __init__(self) -> None:
+        self.reason = ""
+        self.headers: dict[str, str] = {}
+        self.body: list[bytes] = []
+        self.complete = False
+        self.keep_alive = False
+        self.parser: httptools.HttpResponseParser | None = None
+
+    def on_status(self, status: bytes) -> None:
+        self.reason = status.decode("latin-1")
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.headers[name.decode("latin-1").lower()] = value.decode("latin-1")
+
+    def on_body(self, body: bytes) -> None:
+        self.body.append(body)
+
+    def on_message_complete(self) -> None:
+        self.complete = True
+        # Asked here: once the parser has moved past the message, it no longer knows.
+        assert self.parser is not None
+        self.keep_alive = self.parser.should_keep_alive()
+
+
+class _Response:
+    """A response being read: feed it bytes until `complete`."""
+
+    def __init__(self) -> None:
+        self._reading = _Reading()
+        self._parser = httptools.HttpResponseParser(self._reading)
+        self._reading.parser = self._parser
+        self.started = False  # some of it arrived: the call reached the server
+
+    @property
+    def complete(self) -> bool:
+        return self._reading.complete
+
+    def feed(self, data: bytes) -> None:
+        if not data:
+            raise GradingTransportError("the server closed the connection mid-response")
+        self.started = True
+        try:
+            self._parser.feed_data(data)
+        except httptools.HttpParserError as exc:
+            raise GradingTransportError(f"a response that is not HTTP: {exc}") from exc
+
+    def whole(self) -> tuple[GradingResponse, bool]:
+        """The response, and whether its connection may be used again."""
+        r = self._reading
+        response = GradingResponse(
+            self._parser.get_status_code(), r.reason, r.headers, b"".join(r.body)
+        )
+        return response, r.keep_alive
+
+
+class _Requests:
+    """Request bytes for one server, with the headers every call carries."""
+
+    def __init__(self, base_url: str, headers: dict[str, str]) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme != "http" or not parts.hostname or parts.port is None:
+            raise ValueError(f"grading channel URL {base_url!r}: plain http://host:port only")
+        self.host, self.port = parts.hostname, parts.port
+        self.prefix = parts.path.rstrip("/")
+        self.fixed = {"Host": f"{self.host}:{self.port}", **headers}
+
+    def encode(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> bytes:
+        lines = [f"{method} {self.prefix}{path} HTTP/1.1"]
+        payload = b"" if body is None else json.dumps(body).encode()
+        every = {**self.fixed, **(headers or {})}
+        if body is not None:
+            every["Content-Type"] = "application/json"
+        if body is not None or method in ("POST", "PUT", "PATCH"):
+            every["Content-Length"] = str(len(payload))
+        for name, value in every.items():
+            if any(c in name + value for c in "\r\n\0") or any(c in path for c in " \r\n\0"):
+                raise ValueError(f"header {name!r} or path {path!r}: a line break or space")
+            lines.append(f"{name}: {value}")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + payload
+
+
+class GradingHTTP:
+    """The sync client (thread-safe: each call holds its own connection)."""
+
+    def __init__(self, base_url: str, headers: dict[str, str], timeout: float = 60) -> None:
+        self._requests = _Requests(base_url, headers)
+        self._timeout = timeout
+        self._idle: list[tuple[socket.socket, float]] = []  # and since when
+        self._lock = threading.Lock()
+
+    def get(self, path: str, headers: dict[str, str] | None = None) -> GradingResponse:
+        return self.request("GET", path, headers=headers)
+
+    def post(
+        self, path: str, json: Any = None, headers: dict[str, str] | None = None
+    ) -> GradingResponse:
+        return self.request("POST", path, json, headers)
+
+    def delete(self, path: str, headers: dict[str, str] | None = None) -> GradingResponse:
+        return self.request("DELETE", path, headers=headers)
+
+    def request(
+        self, method: str, path: str, json: Any = None, headers: dict[str, str] | None = None
+    ) -> GradingResponse:
+        data = self._requests.encode(method, path, json, headers)
+        kept = self._kept()
+        if kept is not None:
+            try:
+                return self._exchange(kept, data)
+            except _StaleConnection:
+                pass  # closed by the server while idle: once more, on a new connection
+        try:
+            fresh = socket.create_connection(
+                (self._requests.host, self._requests.port), timeout=self._timeout
+            )
+        except OSError as exc:
+            raise GradingTransportError(f"could not connect: {exc}") from exc
+        fresh.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            return self._exchange(fresh, data)
+        except _StaleConnection as exc:
+            raise GradingTransportError(str(exc)) from exc
+
+    def _exchange(self, conn: socket.socket, data: bytes) -> GradingResponse:
+        response = _Response()
+        try:
+            conn.sendall(data)
+            while not response.complete:
+                response.feed(conn.recv(65536))
+        except (OSError, GradingTransportError) as exc:
+            conn.close()
+            if not response.started:
+                raise _StaleConnection(f"no response: {exc}") from exc
+            if isinstance(exc, GradingTransportError):
+                raise
+            raise GradingTransportError(f"the response was cut off: {exc}") from exc
+        whole, again = response.whole()
+        if again:
+            with self._lock:
+                self._idle.append((conn, time.monotonic()))
+        else:
+            conn.close()
+        return whole
+
+    def _kept(self) -> socket.socket | None:
+        """An idle connection young enough to use again (older ones are closed)."""
+        with self._lock:
+            while self._idle:
+                conn, since = self._idle.pop()
+                if time.monotonic() - since < IDLE_S:
+                    return conn
+                conn.close()
+        return None
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn, _ in idle:
+            conn.close()
+
+
+_Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+
+class AsyncGradingHTTP:
+    """The async client: the same calls, never blocking the event loop."""
+
+    def __init__(self, base_url: str, headers: dict[str, str], timeout: float = 60) -> None:
+        self._requests = _Requests(base_url, headers)
+        self._timeout = timeout
+        self._idle: list[tuple[_Stream, float]] = []  # and since when
+
+    async def get(self, path: str, headers: dict[str, str] | None = None) -> GradingResponse:
+        return await self.request("GET", path, headers=headers)
+
+    async def post(
+        self, path: str, json: Any = None, headers: dict[str, str] | None = None
+    ) -> GradingResponse:
+        return await self.request("POST", path, json, headers)
+
+    async def delete(self, path: str, headers: dict[str, str] | None = None) -> GradingResponse:
+        return await self.request("DELETE", path, headers=headers)
+
+    async def request(
+        self, method: str, path: str, json: Any = None, headers: dict[str, str] | None = None
+    ) -> GradingResponse:
+        data = self._requests.encode(method, path, json, headers)
+        try:
+            async with asyncio.timeout(self._timeout):
+                return await self._send(data)
+        except TimeoutError as exc:
+            raise GradingTransportError(f"no response within {self._timeout:g}s") from exc
+
+    async def _send(self, data: bytes) -> GradingResponse:
+        kept = self._kept()
+        if kept is not None:
+            try:
+                return await self._exchange(kept, data)
+            except _StaleConnection:
+                pass  # closed by the server while idle: once more, on a new connection
+        try:
+            fresh = await asyncio.open_connection(self._requests.host, self._requests.port)
+        except OSError as exc:
+            raise GradingTransportError(f"could not connect: {exc}") from exc
+        try:
+            return await self._exchange(fresh, data)
+        except _StaleConnection as exc:
+            raise GradingTransportError(str(exc)) from exc
+
+    async def _exchange(self, conn: _Stream, data: bytes) -> GradingResponse:
+        reader, writer = conn
+        response = _Response()
+        try:
+            writer.write(data)
+            while not response.complete:
+                response.feed(await reader.read(65536))
+        except (OSError, GradingTransportError) as exc:
+            writer.close()
+            if not response.started:
+                raise _StaleConnection(f"no response: {exc}") from exc
+            if isinstance(exc, GradingTransportError):
+                raise
+            raise GradingTransportError(f"the response was cut off: {exc}") from exc
+        except BaseException:  # cancelled or timed out mid-call: the connection is spent
+            writer.close()
+            raise
+        whole, again = response.whole()
+        if again:
+            self._idle.append((conn, time.monotonic()))
+        else:
+            writer.close()
+        return whole
+
+    def _kept(self) -> _Stream | None:
+        """An idle connection young enough to use again (older ones are closed)."""
+        while self._idle:
+            conn, since = self._idle.pop()
+            if time.monotonic() - since < IDLE_S:
+                return conn
+            conn[1].close()
+        return None
+
+    async def aclose(self) -> None:
+        idle, self._idle = self._idle, []
+        for (_, writer), _ in idle:
+            writer.close()
+
+
+class _StaleConnection(Exception):
+    """Not one byte of a response came back: the request may be sent again."""
