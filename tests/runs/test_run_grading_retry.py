@@ -175,7 +175,7 @@ def test_a_state_read_that_keeps_failing_makes_the_attempt_unmeasurable_with_evi
     eid = record.facts.episode_id
     assert record.error == (
         f"end state unreadable: grading channel GET /episodes/{eid}/state failed after 4 tries "
-        "(last error: RemoteProtocolError: Server disconnected without sending a response.)"
+        "(last error: GradingTransportError: no response: the server closed the connection)"
     )
     assert suite.runtime.episodes == {}  # still closed
 
@@ -194,8 +194,8 @@ def test_a_close_that_keeps_failing_is_named_in_the_record(
     eid = record.facts.episode_id
     assert record.error == (
         f"episode {eid} was not closed: grading channel DELETE /episodes/{eid} failed after "
-        "4 tries (last error: RemoteProtocolError: Server disconnected without sending a "
-        "response.)"
+        "4 tries (last error: GradingTransportError: no response: the server closed the "
+        "connection)"
     )
     assert list(suite.runtime.episodes) == [eid]  # really left open: the record says so
     suite.close_episode(eid)

@@ -132,13 +132,21 @@ async def _draw_marks(page: Page) -> dict[int, dict[str, Any]]:
 
 
 async def _screenshot(page: Page) -> bytes | None:
-    # caret="initial": hiding the caret (Playwright's default) leaves style="" on every field.
-    try:
-        return await page.screenshot(
-            type="png", full_page=False, caret="initial", timeout=SCREENSHOT_TIMEOUT_MS
-        )
-    except PlaywrightError:
-        return None
+    """The viewport's pixels; a page caught mid-navigation (the shot fails as its document
+    is replaced) is shot once more when the new one has loaded."""
+    for tries_left in (1, 0):
+        try:
+            # caret="initial": hiding the caret (Playwright's default) leaves style="" on
+            # every field.
+            return await page.screenshot(
+                type="png", full_page=False, caret="initial", timeout=SCREENSHOT_TIMEOUT_MS
+            )
+        except PlaywrightError:
+            if not tries_left or page.is_closed():
+                return None
+            with contextlib.suppress(PlaywrightError):
+                await page.wait_for_load_state("load", timeout=SCREENSHOT_TIMEOUT_MS)
+    return None
 
 
 def render_marks(marks: dict[int, dict[str, Any]]) -> str:

@@ -4,16 +4,17 @@ Every attempt opens an episode, reads its end state and closes it over this chan
 loopback. A general client (httpx) spent about a millisecond of Python on each such call,
 more than the server took to answer; this one writes the request itself and lets
 `httptools` (llhttp, in C, the parser the servers use) frame the response, `Content-Length`
-or chunked. Connections are kept alive and pooled, one per call in flight. A call on a kept
-connection that the server closed meanwhile (its keep-alive timeout) is sent once more on a
-new one, as a general client does; any other failure is a `GradingTransportError` for the
-caller's retries (`grading_client.py`). Plain HTTP only: the channel never leaves loopback.
+or chunked. Connections are kept alive and pooled, one per call in flight; an idle one is
+used again only while young and still open (not closed by the server meanwhile), so a call
+is sent once. Any failure is a `GradingTransportError` for the caller's retries, which count
+every try (`grading_client.py`). Plain HTTP only: the channel never leaves loopback.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import select
 import socket
 import threading
 import time
@@ -94,7 +95,11 @@ class _Response:
 
     def feed(self, data: bytes) -> None:
         if not data:
-            raise GradingTransportError("the server closed the connection mid-response")
+            raise GradingTransportError(
+                "the server closed the connection mid-response"
+                if self.started
+                else "no response: the server closed the connection"
+            )
         self.started = True
         try:
             self._parser.feed_data(data)
@@ -162,23 +167,16 @@ class GradingHTTP:
         self, method: str, path: str, json: Any = None, headers: dict[str, str] | None = None
     ) -> GradingResponse:
         data = self._requests.encode(method, path, json, headers)
-        kept = self._kept()
-        if kept is not None:
+        conn = self._kept()
+        if conn is None:
             try:
-                return self._exchange(kept, data)
-            except _StaleConnection:
-                pass  # closed by the server while idle: once more, on a new connection
-        try:
-            fresh = socket.create_connection(
-                (self._requests.host, self._requests.port), timeout=self._timeout
-            )
-        except OSError as exc:
-            raise GradingTransportError(f"could not connect: {exc}") from exc
-        fresh.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        try:
-            return self._exchange(fresh, data)
-        except _StaleConnection as exc:
-            raise GradingTransportError(str(exc)) from exc
+                conn = socket.create_connection(
+                    (self._requests.host, self._requests.port), timeout=self._timeout
+                )
+            except OSError as exc:
+                raise GradingTransportError(f"could not connect: {exc}") from exc
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return self._exchange(conn, data)
 
     def _exchange(self, conn: socket.socket, data: bytes) -> GradingResponse:
         response = _Response()
@@ -186,13 +184,15 @@ class GradingHTTP:
             conn.sendall(data)
             while not response.complete:
                 response.feed(conn.recv(65536))
-        except (OSError, GradingTransportError) as exc:
+        except GradingTransportError:
             conn.close()
-            if not response.started:
-                raise _StaleConnection(f"no response: {exc}") from exc
-            if isinstance(exc, GradingTransportError):
-                raise
-            raise GradingTransportError(f"the response was cut off: {exc}") from exc
+            raise
+        except OSError as exc:
+            conn.close()
+            raise GradingTransportError(_failed(response, exc)) from exc
+        except BaseException:
+            conn.close()
+            raise
         whole, again = response.whole()
         if again:
             with self._lock:
@@ -202,11 +202,12 @@ class GradingHTTP:
         return whole
 
     def _kept(self) -> socket.socket | None:
-        """An idle connection young enough to use again (older ones are closed)."""
+        """An idle connection young and open enough to use again (others are closed). One
+        with something to read while idle was closed by the server (or is out of step)."""
         with self._lock:
             while self._idle:
                 conn, since = self._idle.pop()
-                if time.monotonic() - since < IDLE_S:
+                if time.monotonic() - since < IDLE_S and not select.select([conn], [], [], 0)[0]:
                     return conn
                 conn.close()
         return None
@@ -251,36 +252,25 @@ class AsyncGradingHTTP:
             raise GradingTransportError(f"no response within {self._timeout:g}s") from exc
 
     async def _send(self, data: bytes) -> GradingResponse:
-        kept = self._kept()
-        if kept is not None:
+        conn = self._kept()
+        if conn is None:
             try:
-                return await self._exchange(kept, data)
-            except _StaleConnection:
-                pass  # closed by the server while idle: once more, on a new connection
-        try:
-            fresh = await asyncio.open_connection(self._requests.host, self._requests.port)
-        except OSError as exc:
-            raise GradingTransportError(f"could not connect: {exc}") from exc
-        try:
-            return await self._exchange(fresh, data)
-        except _StaleConnection as exc:
-            raise GradingTransportError(str(exc)) from exc
-
-    async def _exchange(self, conn: _Stream, data: bytes) -> GradingResponse:
+                conn = await asyncio.open_connection(self._requests.host, self._requests.port)
+            except OSError as exc:
+                raise GradingTransportError(f"could not connect: {exc}") from exc
         reader, writer = conn
         response = _Response()
         try:
             writer.write(data)
             while not response.complete:
                 response.feed(await reader.read(65536))
-        except (OSError, GradingTransportError) as exc:
+        except GradingTransportError:
             writer.close()
-            if not response.started:
-                raise _StaleConnection(f"no response: {exc}") from exc
-            if isinstance(exc, GradingTransportError):
-                raise
-            raise GradingTransportError(f"the response was cut off: {exc}") from exc
-        except BaseException:  # cancelled or timed out mid-call: the connection is spent
+            raise
+        except OSError as exc:
+            writer.close()
+            raise GradingTransportError(_failed(response, exc)) from exc
+        except BaseException:  # cut off, cancelled or timed out mid-call: the connection is spent
             writer.close()
             raise
         whole, again = response.whole()
@@ -291,12 +281,13 @@ class AsyncGradingHTTP:
         return whole
 
     def _kept(self) -> _Stream | None:
-        """An idle connection young enough to use again (older ones are closed)."""
+        """An idle connection young and open enough to use again (others are closed)."""
         while self._idle:
-            conn, since = self._idle.pop()
-            if time.monotonic() - since < IDLE_S:
-                return conn
-            conn[1].close()
+            (reader, writer), since = self._idle.pop()
+            fresh = time.monotonic() - since < IDLE_S
+            if fresh and not reader.at_eof() and not writer.is_closing():
+                return reader, writer
+            writer.close()
         return None
 
     async def aclose(self) -> None:
@@ -305,5 +296,7 @@ class AsyncGradingHTTP:
             writer.close()
 
 
-class _StaleConnection(Exception):
-    """Not one byte of a response came back: the request may be sent again."""
+def _failed(response: _Response, exc: OSError) -> str:
+    if response.started:
+        return f"the response was cut off: {exc}"
+    return f"no response: {exc}"
