@@ -129,6 +129,8 @@ class _Requests:
     def encode(
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
     ) -> bytes:
+        if any(c in path for c in " \r\n\0"):
+            raise ValueError(f"path {path!r}: a space or line break would split the request")
         lines = [f"{method} {self.prefix}{path} HTTP/1.1"]
         payload = b"" if body is None else json.dumps(body).encode()
         every = {**self.fixed, **(headers or {})}
@@ -137,8 +139,8 @@ class _Requests:
         if body is not None or method in ("POST", "PUT", "PATCH"):
             every["Content-Length"] = str(len(payload))
         for name, value in every.items():
-            if any(c in name + value for c in "\r\n\0") or any(c in path for c in " \r\n\0"):
-                raise ValueError(f"header {name!r} or path {path!r}: a line break or space")
+            if any(c in name + value for c in "\r\n\0"):
+                raise ValueError(f"header {name!r}: a line break would split the request")
             lines.append(f"{name}: {value}")
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + payload
 
