@@ -8,7 +8,8 @@ file (the rows the attempt changed, the systems' slices) and sends it as JSON.
 The reference, measured in the same run, is that read done bare: the same evaluate over a page
 whose `localStorage` holds a JSON entry the size of endstate's document, so both sides move the
 same number of bytes. Each side is timed after an attempt-like write (a referral cleared and a
-note written), over fresh episodes; the figure is the median of the per-run ratios.
+note written), over fresh episodes, the two taken in turn so a drift of the machine's pace
+falls on both; the figure is the median of the per-run ratios.
 """
 
 from __future__ import annotations
@@ -52,38 +53,42 @@ def attempt_like_write(suite: EmbeddedSuite, episode_id: str) -> None:
         c.execute("UPDATE referrals SET worklist_status = 'cleared' WHERE id = ?", (ref,))
 
 
-def endstate_reads(suite: EmbeddedSuite, n: int) -> tuple[list[float], int]:
-    samples, size = [], 0
-    for _ in range(n):
-        episode = suite.open_episode()
-        attempt_like_write(suite, episode.id)
-        began = time.perf_counter()
-        document = suite.state(episode.id)
-        samples.append(time.perf_counter() - began)
-        size = len(json.dumps(document))
-        suite.close_episode(episode.id)
-    return samples, size
+def endstate_read(suite: EmbeddedSuite) -> tuple[float, int]:
+    """One read of a fresh episode's state document after an attempt-like write: its
+    seconds, and the document's size."""
+    episode = suite.open_episode()
+    attempt_like_write(suite, episode.id)
+    began = time.perf_counter()
+    document = suite.state(episode.id)
+    seconds = time.perf_counter() - began
+    suite.close_episode(episode.id)
+    return seconds, len(json.dumps(document))
 
 
-async def reference_reads(suite: EmbeddedSuite, n: int, size: int) -> list[float]:
-    """The harness's localStorage read of an entry of `size` bytes, on a served page."""
+async def side_by_side(suite: EmbeddedSuite, n: int) -> tuple[list[float], list[float], int]:
+    """`n` reads each way, taken in turn, so a drift of the machine's pace falls on both:
+    endstate's, and the harness's localStorage read of an entry of the same size."""
+    _, size = endstate_read(suite)
     entry = json.dumps({"emr": {"notes": ["x" * max(0, size - 40)]}, "updatedAt": ""})
-    samples = []
+    ours: list[float] = []
+    ref: list[float] = []
     async with async_browser() as browser:
         context = await browser.new_context()
         page = await context.new_page()
         episode = suite.open_episode()
         await page.goto(episode.start_urls["ehr"], wait_until="domcontentloaded")
         for i in range(n):
+            seconds, size = endstate_read(suite)
+            ours.append(seconds)
             prefix = f"portals_state:bench:{i}:"
             await page.evaluate("([k, v]) => localStorage.setItem(k, v)", [prefix + "emr", entry])
             began = time.perf_counter()
             found: Any = await page.evaluate(READ, {"prefix": prefix})
-            samples.append(time.perf_counter() - began)
+            ref.append(time.perf_counter() - began)
             assert found and found[0]["key"] == prefix + "emr"
         await context.close()
         suite.close_episode(episode.id)
-    return samples
+    return ours, ref, size
 
 
 def main() -> None:
@@ -94,18 +99,18 @@ def main() -> None:
     args = parser.parse_args()
     ratios, ours_p50, ref_p50, size = [], [], [], 0
     with EmbeddedSuite.start() as suite:
-        endstate_reads(suite, 5)  # warm: template, caches, connections
+        for _ in range(5):  # warm: template, caches, connections
+            endstate_read(suite)
         for _ in range(args.runs):
-            ours, size = endstate_reads(suite, args.reads)
-            ref = asyncio.run(reference_reads(suite, args.reads, size))
+            ours, ref, size = asyncio.run(side_by_side(suite, args.reads))
             ours_p50.append(statistics.median(ours))
             ref_p50.append(statistics.median(ref))
             ratios.append(ours_p50[-1] / ref_p50[-1])
     ratio = statistics.median(ratios)
     body = (
         "## State readback after an attempt\n\n"
-        f"{args.reads} reads per run, {args.runs} runs, a state document of {size:,} bytes "
-        f"({machine()}).\n\n"
+        f"{args.reads} reads each way per run, taken in turn, {args.runs} runs, a state "
+        f"document of {size:,} bytes ({machine()}).\n\n"
         "| what | p50 ms (median over runs) | ratio to reference |\n|---|---:|---:|\n"
         f"| endstate: the episode's state document over the grading channel (delta of the "
         f"tables written, every system's slice, JSON) | {statistics.median(ours_p50) * 1000:.2f} "
