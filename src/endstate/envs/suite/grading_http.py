@@ -18,7 +18,7 @@ import select
 import socket
 import threading
 import time
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 import httptools
@@ -186,15 +186,9 @@ class GradingHTTP:
             conn.sendall(data)
             while not response.complete:
                 response.feed(conn.recv(65536))
-        except GradingTransportError:
+        except BaseException as exc:  # cut off, cancelled or failed: the connection is spent
             conn.close()
-            raise
-        except OSError as exc:
-            conn.close()
-            raise GradingTransportError(_failed(response, exc)) from exc
-        except BaseException:
-            conn.close()
-            raise
+            _raise_failed(response, exc)
         whole, again = response.whole()
         if again:
             with self._lock:
@@ -266,15 +260,9 @@ class AsyncGradingHTTP:
             writer.write(data)
             while not response.complete:
                 response.feed(await reader.read(65536))
-        except GradingTransportError:
+        except BaseException as exc:  # cut off, cancelled or failed: the connection is spent
             writer.close()
-            raise
-        except OSError as exc:
-            writer.close()
-            raise GradingTransportError(_failed(response, exc)) from exc
-        except BaseException:  # cut off, cancelled or timed out mid-call: the connection is spent
-            writer.close()
-            raise
+            _raise_failed(response, exc)
         whole, again = response.whole()
         if again:
             self._idle.append((conn, time.monotonic()))
@@ -298,7 +286,10 @@ class AsyncGradingHTTP:
             writer.close()
 
 
-def _failed(response: _Response, exc: OSError) -> str:
-    if response.started:
-        return f"the response was cut off: {exc}"
-    return f"no response: {exc}"
+def _raise_failed(response: _Response, exc: BaseException) -> NoReturn:
+    """A socket's error as the transport error it is (with how far the response got);
+    anything else (a cancellation, a timeout, a transport error already) as it is."""
+    if isinstance(exc, OSError) and not isinstance(exc, GradingTransportError):
+        got = "the response was cut off" if response.started else "no response"
+        raise GradingTransportError(f"{got}: {exc}") from exc
+    raise exc
