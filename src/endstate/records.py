@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal, Protocol, TypeVar
 
 from pydantic import AfterValidator, BaseModel, Field
 
+from endstate.held import once_per_object
 from endstate.jsonfile import printable
 
 CheckOutcome = Literal["pass", "fail", "ungraded"]
@@ -134,31 +135,23 @@ _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _VERDICT_NAMES = set(CheckVerdict.model_fields)
 _VERDICT_FIELDS = _field_defaults(CheckVerdict)
-_HEADS: dict[tuple[int, int], tuple[GradedCheck, dict[str, Any]]] = {}
-_HEADS_KEPT = 1 << 16
 
 
-def _head(index: int, check: GradedCheck) -> dict[str, Any]:
-    """Every field of a verdict at its default, with what its check and position fix: made
-    once per check and index, as scoring meets the same checks on every attempt. Checks are
-    immutable (every check model is frozen); each is held while cached, so its id stays its."""
-    key = (id(check), index)
-    held = _HEADS.get(key)
-    if held is not None and held[0] is check:
-        return held[1]
+def _repeated(check: GradedCheck) -> dict[str, Any]:
+    """Every field of a verdict at its default, with what its check fixes: made once per
+    check (checks are frozen), as scoring meets the same checks on every attempt."""
     head = dict(_VERDICT_FIELDS)
     head.update(
-        index=index,
         type=check.type,
         description=check.description,
         category=check.category,
         subtask_category=check.subtask_category,
         points=check.points,
     )
-    if len(_HEADS) >= _HEADS_KEPT:
-        _HEADS.clear()
-    _HEADS[key] = (check, head)
     return head
+
+
+_head = once_per_object(_repeated, kept=1 << 16)
 
 
 def built_verdict(
@@ -212,7 +205,8 @@ def built_outcome(
 ) -> CheckVerdict:
     """`built_verdict` of a verdict that is its outcome, the reason and perhaps the answer
     read, as most are."""
-    values = _head(index, check).copy()  # in the model's field order, as validation leaves it
+    values = _head(check).copy()  # in the model's field order, as validation leaves it
+    values["index"] = index
     values["earned"] = earned
     values["outcome"] = outcome
     values["detail"] = printable(detail)

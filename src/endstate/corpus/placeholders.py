@@ -51,8 +51,9 @@ def _pieces(template: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=4096)
-def _plan(template: str) -> tuple[str | Query, ...] | None:
-    """The template's literal text and compiled queries, in order; None when it has none.
+def plan_of(template: str) -> tuple[str | Query, ...] | None:
+    """The template's literal text and compiled queries, in order, to `fill`; None when it
+    has none.
     An expression that does not compile stays text-free: it renders as empty."""
     pieces = _pieces(template)
     if len(pieces) == 1:
@@ -75,13 +76,8 @@ def render(template: str, state: Any) -> str:
 
     A query error renders as empty text, like a null result: the judge then sees no answer.
     """
-    plan = _plan(template)
+    plan = plan_of(template)
     return template if plan is None else fill(plan, state)
-
-
-def plan_of(template: str) -> tuple[str | Query, ...] | None:
-    """The template's text and compiled queries, to `fill`; None: it has no placeholder."""
-    return _plan(template)
 
 
 def fill(plan: tuple[str | Query, ...], state: Any) -> str:

@@ -118,7 +118,6 @@ class GradingRefused(RuntimeError):
     def __init__(self, response: GradingResponse, message: str) -> None:
         super().__init__(message)
         self.response = response
-        self.status_code = response.status_code
 
 
 def _raise_for_status(response: GradingResponse, call: str) -> None:
@@ -161,10 +160,11 @@ def _bind(host: str, port: int = 0) -> socket.socket:
 def _server_config(app: Starlette) -> uvicorn.Config:
     """Uvicorn settings for every port of the suite.
 
-    The keep-alive timeout outlasts the clients' (httpx: 5 s; browsers up to minutes for
-    the agent's ports): when both are 5 s, a client reuses a pooled connection just as a
-    busy server closes it idle, the request lands on a socket being closed and the kernel
-    answers RST — a request dropped with no response and no log line.
+    The keep-alive timeout outlasts the clients' (the harness's own client keeps a connection
+    5 s idle; browsers up to minutes for the agent's ports): when both are 5 s, a client
+    reuses a pooled connection just as a busy server closes it idle, the request lands on a
+    socket being closed and the kernel answers RST — a request dropped with no response and
+    no log line.
     """
     return uvicorn.Config(
         app,

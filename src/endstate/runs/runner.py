@@ -32,7 +32,7 @@ from endstate.runs.environment import (
 )
 from endstate.runs.outcomes import outcomes_of
 from endstate.runs.prices import PriceTable, agent_model
-from endstate.runs.shared_browser import PagesAhead, fresh_page
+from endstate.runs.shared_browser import PagesAhead, fresh_page, quietly
 from endstate.runs.store import RunStore
 from endstate.scoring.judge import Judge
 from endstate.scoring.states import writable_state
@@ -196,7 +196,7 @@ class Runner:
         if held.files:
             await asyncio.to_thread(_write_files, held.files)
         if held.context is not None:
-            await _quietly(held.context.close())
+            await quietly(held.context.close())
         if held.episode is None:
             return record
         return await self._closed(record, held.episode)
@@ -204,9 +204,9 @@ class Runner:
     async def _release(self, held: _Held) -> None:
         """A cancelled attempt: close what it held, record nothing."""
         if held.context is not None:
-            await _quietly(held.context.close())
+            await quietly(held.context.close())
         if held.episode is not None:
-            await _quietly(self.env.close_episode(held.episode))
+            await quietly(self.env.close_episode(held.episode))
 
     async def _on_episode(
         self,
@@ -365,11 +365,6 @@ async def _goto(page: Page, url: str) -> None:
     # The agent sees whatever loaded; the end state is read regardless.
     with contextlib.suppress(Exception):
         await page.goto(url, wait_until="domcontentloaded", timeout=30_000)
-
-
-async def _quietly(awaitable: Any) -> None:
-    with contextlib.suppress(Exception):
-        await awaitable
 
 
 def attempt_facts(

@@ -9,7 +9,8 @@ each later attempt unmeasurable in the same way rather than stopping the run.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -68,7 +69,7 @@ async def fresh_page(browser: SharedBrowser) -> FreshPage:
     try:
         return context, generation, await context.new_page()
     except BaseException:
-        await _closed_quietly(context)
+        await quietly(context.close())
         raise
 
 
@@ -103,7 +104,7 @@ class PagesAhead:
             return None
         if self._browser.alive(generation) and not page.is_closed():
             return context, generation, page
-        await _closed_quietly(context)
+        await quietly(context.close())
         return None
 
     async def discard(self) -> None:
@@ -115,14 +116,13 @@ class PagesAhead:
             context, _, _ = await ready
         except Exception:
             return
-        await _closed_quietly(context)
+        await quietly(context.close())
 
 
-async def _closed_quietly(context: BrowserContext) -> None:
-    try:
-        await context.close()
-    except Exception:  # a context of a dead browser: nothing left to close
-        return
+async def quietly(awaitable: Awaitable[Any]) -> None:
+    """Await a clean-up whose failure changes nothing (a context of a dead browser)."""
+    with contextlib.suppress(Exception):
+        await awaitable
 
 
 async def _launch(playwright: Playwright, headless: bool) -> Browser:

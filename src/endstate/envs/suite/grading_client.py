@@ -12,11 +12,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol, TypeVar
 
-import httpx
-
-from endstate.envs.suite.grading_http import GradingTransportError
+from endstate.envs.suite.grading_http import GradingResponse, GradingTransportError
 
 # Pauses between tries: four tries, about 1.3 s in all before giving up.
 RETRY_DELAYS: tuple[float, ...] = (0.05, 0.25, 1.0)
@@ -39,27 +36,12 @@ class GradingCallFailed(RuntimeError):
 
 
 def describe(exc: BaseException) -> str:
-    """An exception as evidence: its type and message (httpx's are often empty)."""
+    """An exception as evidence: its type and message (when it has one)."""
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-class Answer(Protocol):
-    """A response of either client (httpx's, or the grading channel's own)."""
-
-    @property
-    def status_code(self) -> int: ...
-    @property
-    def reason_phrase(self) -> str: ...
-    def json(self) -> Any: ...
-
-
-AnswerT = TypeVar("AnswerT", bound=Answer)
-# Every way a call can get no response: dropped, refused, reset, timed out.
-TRANSPORT_ERRORS = (httpx.TransportError, GradingTransportError)
-
-
-def error_text(response: Answer) -> str:
+def error_text(response: GradingResponse) -> str:
     """A failed response as evidence: its status and the channel's own `error`, if any."""
     try:
         body = response.json()
@@ -70,15 +52,15 @@ def error_text(response: Answer) -> str:
     return f"HTTP {response.status_code}: {reason}"
 
 
-def _retryable(response: Answer) -> bool:
+def _retryable(response: GradingResponse) -> bool:
     return response.status_code in RETRY_STATUSES
 
 
 def call_with_retries(
     call: str,
-    send: Callable[[], AnswerT],
+    send: Callable[[], GradingResponse],
     delays: Sequence[float] = RETRY_DELAYS,
-) -> AnswerT:
+) -> GradingResponse:
     """`send()` until it gets a response that is not a retryable status (sync clients).
 
     Any other response, error statuses included, is returned for the caller to judge;
@@ -88,7 +70,7 @@ def call_with_retries(
     for tries, pause in enumerate((*delays, None), start=1):
         try:
             response = send()
-        except TRANSPORT_ERRORS as exc:  # dropped, refused, reset, timed out
+        except GradingTransportError as exc:  # dropped, refused, reset, timed out
             last = describe(exc)
         else:
             if not _retryable(response):
@@ -102,15 +84,15 @@ def call_with_retries(
 
 async def acall_with_retries(
     call: str,
-    send: Callable[[], Awaitable[AnswerT]],
+    send: Callable[[], Awaitable[GradingResponse]],
     delays: Sequence[float] = RETRY_DELAYS,
-) -> AnswerT:
+) -> GradingResponse:
     """`call_with_retries` for async clients: the pauses never block the event loop."""
     last = ""
     for tries, pause in enumerate((*delays, None), start=1):
         try:
             response = await send()
-        except TRANSPORT_ERRORS as exc:
+        except GradingTransportError as exc:
             last = describe(exc)
         else:
             if not _retryable(response):
