@@ -2,9 +2,9 @@
 
 A kind is one `CheckKind`: its name (the `type` its checks carry) and a scorer that turns one
 check and the attempt's end state into a `CheckVerdict`. Scoring asks this registry and never
-names a check class; the registry loads once, and each type is looked up once, so a run's hot
-path pays one dictionary read per check. An outside package adds a kind without editing
-endstate:
+names a check class; the registry loads once, each type is looked up once and each task's
+kinds once (`TaskKinds`), so a run's hot path calls each check's scorer directly. An outside
+package adds a kind without editing endstate:
 
     [project.entry-points."endstate.check_kinds"]
     mine = "my_package.checks:KIND"      # a CheckKind
