@@ -11,18 +11,31 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from endstate.agents.base import AgentOutcome, AttemptContext, InProcessAgent
+from endstate.runs import shared_browser as shared
 from endstate.runs.session import RunOptions, execute
 from endstate.scratch import process_root
 
 if TYPE_CHECKING:
-    from playwright.async_api import Page
+    from playwright.async_api import Browser, Page
 
 
 def _profile(pid: int) -> Path:
     cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     (arg,) = [a for a in cmdline if a.startswith(b"--user-data-dir=")]
     return Path(arg.split(b"=", 1)[1].decode())
+
+
+async def _browser_pid(browser: Browser) -> int:
+    """The browser's own process, as Chromium names it (other browsers of this worker's
+    earlier test files may still be alive beside it)."""
+    cdp = await browser.new_browser_cdp_session()
+    info = await cdp.send("SystemInfo.getProcessInfo")
+    (pid,) = [p["id"] for p in info["processInfo"] if p["type"] == "browser"]
+    await cdp.detach()
+    return int(pid)
 
 
 class BrowserKiller(InProcessAgent):
@@ -45,13 +58,9 @@ class BrowserKiller(InProcessAgent):
         assert page is not None
         if not self.killed:
             self.killed = True
-            # The browser this page lives in, as Chromium itself names it (other browsers of
-            # this worker's earlier test files may still be alive beside it).
             browser = page.context.browser
             assert browser is not None
-            cdp = await browser.new_browser_cdp_session()
-            info = await cdp.send("SystemInfo.getProcessInfo")
-            (pid,) = [p["id"] for p in info["processInfo"] if p["type"] == "browser"]
+            pid = await _browser_pid(browser)
             self.profile = _profile(pid)
             os.kill(pid, signal.SIGKILL)
             deadline = time.monotonic() + 10
@@ -91,3 +100,38 @@ def test_a_browser_that_dies_mid_run_is_relaunched_and_the_attempt_is_unmeasurab
     assert agent.profile is not None
     assert agent.profile.is_relative_to(process_root()), agent.profile
     assert not agent.profile.exists()
+
+
+def test_a_wedged_browser_costs_an_attempt_its_page_within_the_limit_never_the_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A browser that stops answering (stopped here with SIGSTOP) makes no page: asking for
+    one fails within the limit, whether made now or ahead, and works again once it answers."""
+    monkeypatch.setattr(shared, "PAGE_LIMIT_S", 1.0)
+    monkeypatch.setattr(shared, "CLOSE_LIMIT_S", 1.0)
+
+    async def scenario() -> list[str]:
+        async with shared.shared_browser(True) as browser:
+            assert browser is not None
+            context, _, page = await shared.fresh_page(browser)
+            pid = await _browser_pid(page.context.browser)  # type: ignore[arg-type]
+            await shared.closed_quietly(context)
+            ahead = shared.PagesAhead(browser)
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                began = time.monotonic()
+                with pytest.raises(shared.NoPage, match="no page within 1s"):
+                    await ahead.take(more=True)  # made now, and the next started ahead
+                with pytest.raises(shared.NoPage):
+                    await shared.fresh_page(browser)
+                await ahead.discard()  # the one started ahead fails too, and is let go
+                waited = time.monotonic() - began
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            assert waited < 8, waited
+            context, _, page = await ahead.take(more=False)  # the browser answers again
+            await page.goto("about:blank")
+            await shared.closed_quietly(context)
+            return [page.url]
+
+    assert asyncio.run(scenario()) == ["about:blank"]

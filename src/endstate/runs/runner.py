@@ -32,7 +32,7 @@ from endstate.runs.environment import (
 )
 from endstate.runs.outcomes import outcomes_of
 from endstate.runs.prices import PriceTable, agent_model
-from endstate.runs.shared_browser import PagesAhead, fresh_page, quietly
+from endstate.runs.shared_browser import PagesAhead, closed_quietly, fresh_page, quietly
 from endstate.runs.store import RunStore
 from endstate.scoring.judge import Judge
 from endstate.scoring.states import writable_state
@@ -196,7 +196,7 @@ class Runner:
         if held.files:
             await asyncio.to_thread(_write_files, held.files)
         if held.context is not None:
-            await quietly(held.context.close())
+            await closed_quietly(held.context)
         if held.episode is None:
             return record
         return await self._closed(record, held.episode)
@@ -204,7 +204,7 @@ class Runner:
     async def _release(self, held: _Held) -> None:
         """A cancelled attempt: close what it held, record nothing."""
         if held.context is not None:
-            await quietly(held.context.close())
+            await closed_quietly(held.context)
         if held.episode is not None:
             await quietly(self.env.close_episode(held.episode))
 

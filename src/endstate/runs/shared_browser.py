@@ -18,6 +18,10 @@ if TYPE_CHECKING:  # Playwright is imported only by runs that need a browser
     from playwright.async_api import Browser, BrowserContext, Page, Playwright
 
 MAX_RELAUNCHES = 3
+# A context and its page take Chromium milliseconds; a browser that has made none in this long
+# is wedged, and the attempt waiting for it is lost to infrastructure rather than the run hung.
+PAGE_LIMIT_S = 60.0
+CLOSE_LIMIT_S = 10.0
 
 
 class BrowserLost(RuntimeError):
@@ -63,14 +67,22 @@ class SharedBrowser:
 FreshPage = tuple["BrowserContext", int, "Page"]  # a new context, its generation, its page
 
 
+class NoPage(RuntimeError):
+    """The shared browser made no context and page within `PAGE_LIMIT_S`."""
+
+
 async def fresh_page(browser: SharedBrowser) -> FreshPage:
-    """A new context on the shared browser, and one page in it."""
-    context, generation = await browser.new_context()
+    """A new context on the shared browser, and one page in it (`NoPage` if it is wedged)."""
     try:
-        return context, generation, await context.new_page()
-    except BaseException:
-        await quietly(context.close())
-        raise
+        async with asyncio.timeout(PAGE_LIMIT_S):
+            context, generation = await browser.new_context()
+            try:
+                return context, generation, await context.new_page()
+            except BaseException:
+                await closed_quietly(context)
+                raise
+    except TimeoutError as exc:
+        raise NoPage(f"the browser made no page within {PAGE_LIMIT_S:g}s") from exc
 
 
 class PagesAhead:
@@ -104,7 +116,7 @@ class PagesAhead:
             return None
         if self._browser.alive(generation) and not page.is_closed():
             return context, generation, page
-        await quietly(context.close())
+        await closed_quietly(context)
         return None
 
     async def discard(self) -> None:
@@ -116,13 +128,19 @@ class PagesAhead:
             context, _, _ = await ready
         except Exception:
             return
-        await quietly(context.close())
+        await closed_quietly(context)
 
 
 async def quietly(awaitable: Awaitable[Any]) -> None:
     """Await a clean-up whose failure changes nothing (a context of a dead browser)."""
     with contextlib.suppress(Exception):
         await awaitable
+
+
+async def closed_quietly(context: BrowserContext) -> None:
+    """Close a context, giving up on a browser that does not answer (it is closed with the
+    browser at the run's end)."""
+    await quietly(asyncio.wait_for(context.close(), CLOSE_LIMIT_S))
 
 
 async def _launch(playwright: Playwright, headless: bool) -> Browser:
