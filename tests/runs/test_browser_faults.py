@@ -102,7 +102,7 @@ def test_a_browser_that_dies_mid_run_is_relaunched_and_the_attempt_is_unmeasurab
     assert not agent.profile.exists()
 
 
-def test_a_wedged_browser_costs_an_attempt_its_page_within_the_limit_never_the_run(
+def test_a_wedged_browser_gives_no_page_within_the_limit_made_now_or_ahead(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A browser that stops answering (stopped here with SIGSTOP) makes no page: asking for

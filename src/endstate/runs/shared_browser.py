@@ -73,8 +73,9 @@ class NoPage(RuntimeError):
 
 async def fresh_page(browser: SharedBrowser) -> FreshPage:
     """A new context on the shared browser, and one page in it (`NoPage` if it is wedged)."""
+    limit = asyncio.timeout(PAGE_LIMIT_S)
     try:
-        async with asyncio.timeout(PAGE_LIMIT_S):
+        async with limit:
             context, generation = await browser.new_context()
             try:
                 return context, generation, await context.new_page()
@@ -82,6 +83,8 @@ async def fresh_page(browser: SharedBrowser) -> FreshPage:
                 await closed_quietly(context)
                 raise
     except TimeoutError as exc:
+        if not limit.expired():  # a timeout of something else's: not this limit
+            raise
         raise NoPage(f"the browser made no page within {PAGE_LIMIT_S:g}s") from exc
 
 
