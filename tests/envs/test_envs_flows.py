@@ -14,8 +14,13 @@ from .envs_support import referral_with_portal
 
 
 def _open_referral(page: Page, rid: str) -> None:
-    """From the worklist, page through until the referral's row shows, then open it."""
-    for _ in range(10):
+    """From the worklist, page through until the referral's row shows, then open it.
+
+    Each Next waits for the following page's indicator: counting rows is not auto-waited, so
+    without it a slow machine counts the old page's rows and pages past the referral.
+    """
+    for shown in range(1, 11):
+        expect(page.get_by_text(re.compile(rf"^Page {shown} of \d+$"))).to_be_visible()
         row = page.get_by_role("row").filter(has_text=rid)
         if row.count():
             row.get_by_role("link").click()
