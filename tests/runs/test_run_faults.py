@@ -25,6 +25,7 @@ from endstate.runs.store import RunStore
 from endstate.scratch import ROOT_PREFIX
 
 from .conftest import CANARY
+from .sandbox_processes import Sandboxes, cmdline
 
 ENDSTATE = Path(sys.executable).with_name("endstate")
 
@@ -202,14 +203,16 @@ def test_sigkill_then_resume_accounts_for_every_attempt_exactly_once(
         left = list(Path(tempfile.gettempdir()).glob(f"{ROOT_PREFIX}{proc.pid}-*"))
         assert len(left) == 1 and any(left[0].iterdir()), left
     finally:
+        sandboxes = Sandboxes.of(proc.pid)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    # Whatever the killed harness had running — its agents' sandboxes, warm or busy — ends
-    # with it: nothing of a sandbox's uid is left once they have had a moment to notice.
+    # Whatever the killed harness had running — its agents' sandboxes, warm, starting or
+    # busy — ends with it, once they have had a moment to notice.
+    assert sandboxes.uids, "the run had no sandbox running"
     deadline = time.monotonic() + 10
-    while _sandbox_processes() and time.monotonic() < deadline:
+    while sandboxes.left() and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert _sandbox_processes() == []
+    assert [cmdline(p)[:100] for p in sandboxes.left()] == []
     (run_dir,) = list(out.iterdir())
     before = RunStore(run_dir).read_records()
     assert 2 <= len(before) < 6
@@ -251,20 +254,6 @@ def test_resuming_with_another_task_selection_is_refused(
     first = run(corpus, "null", tmp_path / "runs")
     with pytest.raises(EndstateError, match="tasks: the run has 2, this selection 1"):
         run(corpus, "null", tmp_path / "runs", resume=first.store.root, tasks="pa-easy-1")
-
-
-def _sandbox_processes() -> list[str]:
-    from endstate.sandbox.spec import UID_BASE
-
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            uid = os.stat(f"/proc/{pid}").st_uid
-        except OSError:
-            continue
-        if UID_BASE <= uid < UID_BASE + 100_000_000:
-            found.append(pid)
-    return found
 
 
 def test_an_interrupted_run_reports_every_scheduled_attempt_and_resumes_as_it_was(

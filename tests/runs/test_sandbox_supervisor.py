@@ -322,6 +322,7 @@ def test_scratch_space_that_cannot_be_made_is_one_line_and_nothing_runs(
 ) -> None:
     if os.geteuid() != 0 and '"user": false' in plan:
         plan = plan.replace('"user": false', '"user": true')
+    plan = plan.replace('{"user"', f'{{"parent": {os.getpid()}, "user"')  # its caller, alive
     marker = tmp_path / "ran"
     done = subprocess.run(
         [sys.executable, "-I", "-S", str(QUOTA_MOUNTS), plan, "--", "/usr/bin/touch", str(marker)],

@@ -425,7 +425,9 @@ def quota_mounts_argv(spec: SandboxSpec, staging: Path, privileged: bool) -> lis
     file systems, each with its byte and inode quota (`quota_mounts.py`)."""
     mounts = [[str(s.folder), s.size, s.inodes, s.mode] for s in scratch_space(spec, staging)]
     ptys = [str(pty_folder(staging)), spec.limits.ptys]
-    plan = json.dumps({"user": not privileged, "mounts": mounts, "ptys": ptys})
+    plan = json.dumps(
+        {"parent": os.getpid(), "user": not privileged, "mounts": mounts, "ptys": ptys}
+    )
     return [sys.executable, "-I", "-S", str(QUOTA_MOUNTS), plan, "--"]
 
 

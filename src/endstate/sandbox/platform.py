@@ -63,7 +63,10 @@ def probe() -> SandboxSupport:
         scratch.mkdir()
         ptys.mkdir()
         mounts = [[str(scratch), 1 << 20, 64, "1777"]]
-        plan = json.dumps({"user": not privileged, "mounts": mounts, "ptys": [str(ptys), 4]})
+        ptys_plan = [str(ptys), 4]
+        plan = json.dumps(
+            {"parent": os.getpid(), "user": not privileged, "mounts": mounts, "ptys": ptys_plan}
+        )
         argv = [sys.executable, "-I", "-S", str(QUOTA_MOUNTS), plan, "--", bwrap]
         if not privileged:
             argv += ["--unshare-user"]

@@ -13,19 +13,32 @@ never shows them.
 It also mounts the sandbox's own pseudo-terminals: a devpts instance with `max=`, bound over
 the sandbox's `/dev/pts`, since the kernel's ptys are one pool for the whole machine.
 
-SPEC is JSON: {"user": bool, "mounts": [[folder, bytes, inodes, mode], ...], "ptys":
-[folder, max] (optional)}. Standard library only; a failure is one line on stderr and exit
-status 71, before bubblewrap runs.
+It then stays, as the sandbox's keeper: bubblewrap runs as its child, and it ends the sandbox
+when the harness goes, however it goes. bubblewrap alone does not: a harness killed while
+bubblewrap starts can kill bubblewrap's outer process (by its --die-with-parent, or by the
+broken pipe of its --info-fd) before it releases its inner one, which then waits for ever for
+a word that never comes, in a PID namespace of its own that nothing else would end. The
+keeper is told of the harness's death by the kernel (SIGTERM, as its parent-death signal),
+is the child subreaper of everything bubblewrap starts (so such an orphan becomes its child),
+kills what is left, and exits with bubblewrap's status once nothing is left.
+
+SPEC is JSON: {"parent": the harness's pid, "user": bool, "mounts": [[folder, bytes, inodes,
+mode], ...], "ptys": [folder, max] (optional)}. Standard library only; a failure is one line
+on stderr and exit status 71, before bubblewrap runs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
+import signal
 import sys
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
+WATCHED = {signal.SIGCHLD, signal.SIGTERM}  # taken with sigwaitinfo, never by a handler
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
 EXIT_FAILED = 71  # EX_OSERR
 
@@ -44,6 +57,16 @@ def _check(result: int, what: str) -> None:
 def _write(path: str, text: str) -> None:
     with open(path, "w") as fh:
         fh.write(text)
+
+
+def stay_with(parent: int) -> None:
+    """SIGTERM when the harness goes (and nothing starts if it has gone already)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    signal.pthread_sigmask(signal.SIG_BLOCK, WATCHED)
+    _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0), "parent-death signal")
+    _check(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "child subreaper")
+    if os.getppid() != parent:
+        raise OSError(f"the harness (pid {parent}) is gone")
 
 
 def enter(user: bool) -> None:
@@ -81,6 +104,7 @@ def main(argv: list[str]) -> int:
     try:
         spec = json.loads(argv[0])
         command = argv[argv.index("--") + 1 :]
+        stay_with(int(spec["parent"]))
         enter(bool(spec["user"]))
         for folder, size, inodes, mode in spec["mounts"]:
             mount_tmpfs(str(folder), int(size), int(inodes), str(mode))
@@ -91,10 +115,71 @@ def main(argv: list[str]) -> int:
         sys.stderr.write(f"endstate sandbox: cannot make the sandbox's scratch space: {exc}\n")
         return EXIT_FAILED
     try:
-        os.execv(command[0], command)
+        child = os.fork()
     except OSError as exc:
         sys.stderr.write(f"endstate sandbox: cannot start {command[:1]}: {exc}\n")
-    return EXIT_FAILED
+        return EXIT_FAILED
+    if child == 0:
+        try:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, WATCHED)
+            os.execv(command[0], command)
+        except OSError as exc:
+            sys.stderr.write(f"endstate sandbox: cannot start {command[:1]}: {exc}\n")
+        os._exit(EXIT_FAILED)
+    let_go_of_files()
+    return keep(child)
+
+
+def let_go_of_files() -> None:
+    """The harness's pipes are the sandbox's: its end of each must close when the sandbox's
+    does, so the keeper holds none of them."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+
+
+def keep(bwrap: int) -> int:
+    """Wait for bubblewrap; kill all that is left when it ends or the harness goes."""
+    status = EXIT_FAILED
+    while True:
+        if signal.sigwaitinfo(WATCHED).si_signo == signal.SIGTERM:
+            kill_children()
+        while True:
+            try:
+                pid, code = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return status
+            if pid == 0:
+                break
+            if pid == bwrap:
+                ended = os.waitstatus_to_exitcode(code)
+                status = ended if ended >= 0 else 128 - ended
+                kill_children()  # what bubblewrap left behind is ours now: it ends too
+
+
+def kill_children() -> None:
+    me = os.getpid()
+    try:
+        with open(f"/proc/{me}/task/{me}/children") as fh:
+            children = [int(p) for p in fh.read().split()]
+    except OSError:  # a kernel without the children list: every process's parent
+        children = [p for p in _pids() if _parent(p) == me]
+    for pid in children:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _pids() -> list[int]:
+    return [int(p) for p in os.listdir("/proc") if p.isdigit()]
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 if __name__ == "__main__":
