@@ -208,7 +208,7 @@ def test_sigkill_then_resume_accounts_for_every_attempt_exactly_once(
         proc.wait()
     # Whatever the killed harness had running — its agents' sandboxes, warm, starting or
     # busy — ends with it, once they have had a moment to notice.
-    assert sandboxes.uids, "the run had no sandbox running"
+    assert sandboxes.pids, "the run had no sandbox running or starting"
     deadline = time.monotonic() + 10
     while sandboxes.left() and time.monotonic() < deadline:
         time.sleep(0.2)
