@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.async_api import Page, Response
+from playwright.async_api import Error, Page, Response
 
 from agents.browser_harness import Browser
 from endstate.judge_audit.labels import labels_path, read_labels
@@ -17,6 +17,25 @@ from .conftest import DETAIL_MARK, HUMAN, JUDGE, TASKS, LabelServer, run_cli
 
 # What would give the judge's verdict away in a response about an unlabelled item.
 TELLS = (DETAIL_MARK, "judge majority", 'id="judge-verdict"', "judge-outcome", "calls said pass")
+
+
+async def _bodies_of_the_page_shown(responses: list[Response]) -> tuple[list[str], set[str]]:
+    """The bodies still readable, and their URLs. Chromium drops a response's body once its
+    page is navigated away from, and a late response of the page before (seen after the list
+    was cleared) is such a body; the page shown keeps every body of its own, its document's
+    included (which the caller checks was read)."""
+    texts, read = [], set()
+    for response in responses:
+        if response.status != 200:
+            continue
+        try:
+            texts.append(await response.text())
+        except Error as exc:
+            if "navigated away" not in exc.message:
+                raise
+            continue
+        read.add(response.url)
+    return texts, read
 
 
 async def label_every_item(page: Page) -> dict[str, Any]:
@@ -31,12 +50,13 @@ async def label_every_item(page: Page) -> dict[str, Any]:
         task = await page.inner_text("#task-id")
         seen["tasks"].append(task)
         # Before the label: nothing the page loaded carries the verdict.
-        texts = [await r.text() for r in bodies if r.status == 200]
+        texts, read = await _bodies_of_the_page_shown(bodies)
         seen["blind"].append(
             (
                 task,
                 [t for t in TELLS if any(t in x for x in texts)],
                 await page.locator("#judge-verdict").count(),
+                page.url in read,
             )
         )
         if task == "t-03":
@@ -65,7 +85,7 @@ def test_labelling_blind_then_the_report_matches_the_hand_count(
     assert any("sampled 10 of 10 judged checks (seed 3)" in line for line in label_server.said)
     seen = browser.run(label_every_item, label_server.url)
     assert sorted(seen["tasks"]) == TASKS and seen["tasks"] != TASKS  # shuffled, all of them
-    assert seen["blind"] == [(task, [], 0) for task in seen["tasks"]]
+    assert seen["blind"] == [(task, [], 0, True) for task in seen["tasks"]]
     for task, (judge, mine, said) in seen["revealed"].items():
         assert (judge, mine) == (JUDGE[task], HUMAN[task])
         assert said == ("you agree" if judge == mine else "you disagree")
