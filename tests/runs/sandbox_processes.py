@@ -57,7 +57,7 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
-def _uid(pid: int) -> int | None:
+def uid_of(pid: int | str) -> int | None:
     try:
         return os.stat(f"/proc/{pid}").st_uid
     except OSError:
@@ -76,7 +76,7 @@ class Sandboxes:
     def of(cls, harness: int) -> Sandboxes:
         seen = cls(harness, descendants(harness))
         for pid in seen.pids:
-            uid = _uid(pid)
+            uid = uid_of(pid)
             if uid is not None and UID_BASE <= uid < UID_BASE + 100_000_000:
                 seen.uids.add(uid)
             seen.uids |= {int(n) for n in _REUID.findall(cmdline(pid))}
@@ -87,6 +87,6 @@ class Sandboxes:
         found = set(self.pids)
         for name in filter(str.isdigit, os.listdir("/proc")):
             pid = int(name)
-            if _uid(pid) in self.uids or mark in cmdline(pid):
+            if uid_of(pid) in self.uids or mark in cmdline(pid):
                 found.add(pid)
         return sorted(p for p in found if running(p))

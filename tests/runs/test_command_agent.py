@@ -27,6 +27,8 @@ from endstate.firewall import Projection
 from endstate.sandbox.platform import probe
 from endstate.sandbox.policy import SandboxLimits
 
+from .sandbox_processes import uid_of
+
 PROJECTION = Projection(
     task_id="t-1",
     instruction="Clear referral REF-1.",
@@ -171,15 +173,8 @@ def test_every_process_the_agent_started_is_gone_after_the_attempt(tmp_path: Pat
     assert outcome.claim == "gave_up", outcome
     uid = int(outcome.final_message or "0")
     assert outcome.sandbox is not None and outcome.sandbox.uid == uid
-    left = [p for p in os.listdir("/proc") if p.isdigit() and _uid_of(p) == uid]
+    left = [p for p in os.listdir("/proc") if p.isdigit() and uid_of(p) == uid]
     assert left == [] and outcome.sandbox.survivors == 0
-
-
-def _uid_of(pid: str) -> int | None:
-    try:
-        return os.stat(f"/proc/{pid}").st_uid
-    except OSError:
-        return None
 
 
 @requires_sandbox

@@ -76,16 +76,20 @@ async def fresh_page(browser: SharedBrowser) -> FreshPage:
     limit = asyncio.timeout(PAGE_LIMIT_S)
     try:
         async with limit:
-            context, generation = await browser.new_context()
-            try:
-                return context, generation, await context.new_page()
-            except BaseException:
-                await closed_quietly(context)
-                raise
+            return await _context_and_page(browser)
     except TimeoutError as exc:
         if not limit.expired():  # a timeout of something else's: not this limit
             raise
         raise NoPage(f"the browser made no page within {PAGE_LIMIT_S:g}s") from exc
+
+
+async def _context_and_page(browser: SharedBrowser) -> FreshPage:
+    context, generation = await browser.new_context()
+    try:
+        return context, generation, await context.new_page()
+    except BaseException:
+        await closed_quietly(context)
+        raise
 
 
 class PagesAhead:

@@ -32,13 +32,13 @@ from endstate.sandbox.filesystem import (
     write_file,
 )
 from endstate.sandbox.gateway import Gateway
+from endstate.sandbox.platform import Mount, keeper_argv
 from endstate.sandbox.spec import (
     AGENT_ID,
     BROWSER_FLAGS,
     CDP_PORT,
     HOME,
     INSIDE,
-    QUOTA_MOUNTS,
     STORAGE_BYTES,
     SUPERVISOR,
     TEARDOWN_SECONDS,
@@ -421,14 +421,11 @@ class Sandbox:
 
 
 def quota_mounts_argv(spec: SandboxSpec, staging: Path, privileged: bool) -> list[str]:
-    """The prefix that runs bubblewrap in a mount namespace holding the sandbox's writable
-    file systems, each with its byte and inode quota (`quota_mounts.py`)."""
-    mounts = [[str(s.folder), s.size, s.inodes, s.mode] for s in scratch_space(spec, staging)]
-    ptys = [str(pty_folder(staging)), spec.limits.ptys]
-    plan = json.dumps(
-        {"parent": os.getpid(), "user": not privileged, "mounts": mounts, "ptys": ptys}
-    )
-    return [sys.executable, "-I", "-S", str(QUOTA_MOUNTS), plan, "--"]
+    """The keeper's prefix (`keeper_argv`) for this sandbox's writable file systems."""
+    mounts: list[Mount] = [
+        [str(s.folder), s.size, s.inodes, s.mode] for s in scratch_space(spec, staging)
+    ]
+    return keeper_argv(not privileged, mounts, [str(pty_folder(staging)), spec.limits.ptys])
 
 
 class SandboxFailed(Exception):

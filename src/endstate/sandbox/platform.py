@@ -24,6 +24,16 @@ CONFINE = Path(__file__).with_name("confine.py")
 QUOTA_MOUNTS = Path(__file__).with_name("quota_mounts.py")
 
 BWRAP_ENV = "ENDSTATE_BWRAP"
+Mount = list[str | int]  # [folder, bytes, inodes, mode]
+
+
+def keeper_argv(user: bool, mounts: list[Mount], ptys: Mount | None) -> list[str]:
+    """The prefix that runs bubblewrap under `quota_mounts.py`: the writable file systems
+    with their quotas, and the keeper that ends the sandbox with this process (its parent)."""
+    plan = {"parent": os.getpid(), "user": user, "mounts": mounts, "ptys": ptys}
+    return [sys.executable, "-I", "-S", str(QUOTA_MOUNTS), json.dumps(plan), "--"]
+
+
 INSTALL_HINT = "install Debian's bubblewrap package (apt-get install bubblewrap)"
 
 
@@ -62,12 +72,8 @@ def probe() -> SandboxSupport:
         scratch, ptys = Path(root, "scratch"), Path(root, "pts")
         scratch.mkdir()
         ptys.mkdir()
-        mounts = [[str(scratch), 1 << 20, 64, "1777"]]
-        ptys_plan = [str(ptys), 4]
-        plan = json.dumps(
-            {"parent": os.getpid(), "user": not privileged, "mounts": mounts, "ptys": ptys_plan}
-        )
-        argv = [sys.executable, "-I", "-S", str(QUOTA_MOUNTS), plan, "--", bwrap]
+        mounts: list[Mount] = [[str(scratch), 1 << 20, 64, "1777"]]
+        argv = [*keeper_argv(not privileged, mounts, [str(ptys), 4]), bwrap]
         if not privileged:
             argv += ["--unshare-user"]
         argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]

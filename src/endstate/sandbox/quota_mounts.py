@@ -143,8 +143,8 @@ def keep(bwrap: int) -> int:
     """Wait for bubblewrap; kill all that is left when it ends or the harness goes."""
     status = EXIT_FAILED
     while True:
-        if signal.sigwaitinfo(WATCHED).si_signo == signal.SIGTERM:
-            kill_children()
+        if signal.sigwaitinfo(WATCHED).si_signo == signal.SIGTERM and not kill_children():
+            return status
         while True:
             try:
                 pid, code = os.waitpid(-1, os.WNOHANG)
@@ -155,31 +155,25 @@ def keep(bwrap: int) -> int:
             if pid == bwrap:
                 ended = os.waitstatus_to_exitcode(code)
                 status = ended if ended >= 0 else 128 - ended
-                kill_children()  # what bubblewrap left behind is ours now: it ends too
+                if not kill_children():  # what bubblewrap left behind is ours: it ends too
+                    return status
 
 
-def kill_children() -> None:
+def kill_children() -> bool:
+    """Kill its children: bubblewrap, and what bubblewrap left (orphans come to a subreaper).
+
+    False on a kernel without /proc/PID/task/TID/children (distributions' kernels have it):
+    the keeper then exits, and bubblewrap ends by its own --die-with-parent, as without it."""
     me = os.getpid()
     try:
         with open(f"/proc/{me}/task/{me}/children") as fh:
             children = [int(p) for p in fh.read().split()]
-    except OSError:  # a kernel without the children list: every process's parent
-        children = [p for p in _pids() if _parent(p) == me]
+    except OSError:
+        return False
     for pid in children:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-
-
-def _pids() -> list[int]:
-    return [int(p) for p in os.listdir("/proc") if p.isdigit()]
-
-
-def _parent(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return int(fh.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return 0
+    return True
 
 
 if __name__ == "__main__":
